@@ -1,0 +1,313 @@
+"""Define-by-run reverse-mode automatic differentiation.
+
+A :class:`Tensor` wraps an engine array. Every differentiable op that receives at least one
+tensor needing a gradient records a :class:`Node` holding its inputs and a vector-Jacobian
+function; :func:`grad` walks the recorded graph once in reverse topological order, sums the
+gradients of tensors used several times, and frees the graph.
+
+Example:
+    >>> import numpy as np, lamina
+    >>> x = lamina.Variable(np.ones((2, 3), "float32"))
+    >>> (g,) = lamina.grad(lamina.ops.sum(lamina.ops.relu(x) * 3.0), [x])
+    >>> g.numpy()[0, 0]
+    3.0
+"""
+
+import contextlib
+
+import numpy as np
+
+from . import state
+
+_recording = [True]
+
+
+def is_recording():
+    """True unless inside :func:`no_grad`."""
+    return _recording[0]
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Context manager that turns graph recording off (inference, optimizer updates).
+
+    Example:
+        >>> with lamina.no_grad():
+        ...     y = model(x)   # no graph is kept
+    """
+    previous = _recording[0]
+    _recording[0] = False
+    try:
+        yield
+    finally:
+        _recording[0] = previous
+
+
+class Node:
+    """One recorded op application: its input tensors and its vector-Jacobian function.
+
+    ``backward(upstream, needs)`` receives the gradient of the op's output and a tuple of
+    booleans (one per input: does it need a gradient) and returns one gradient array (or
+    ``None``) per input, already reduced to that input's shape.
+    """
+
+    __slots__ = ("inputs", "backward", "name")
+
+    def __init__(self, inputs, backward, name):
+        self.inputs = inputs
+        self.backward = backward
+        self.name = name
+
+
+class Tensor:
+    """An engine array that can take part in automatic differentiation.
+
+    Args:
+        value: array-like (NumPy array, engine array, Python number or nested list).
+            Python data is converted to ``floatx()``; arrays keep their dtype.
+        requires_grad: record operations on this tensor so :func:`grad` can return
+            gradients with respect to it.
+        dtype: optional dtype to cast to.
+
+    Python operators (``+ - * / @ ** -x x[idx]``) map to the ops in ``lamina.ops``;
+    ``np.asarray(t)`` and ``t.numpy()`` give the values as a NumPy array.
+    """
+
+    __slots__ = ("data", "requires_grad", "node", "__weakref__")
+    __array_priority__ = 1000
+    # NumPy defers binary operators to us (``w * t`` calls ``t.__rmul__``).
+    __array_ufunc__ = None
+
+    def __init__(self, value, requires_grad=False, dtype=None):
+        self.data = as_engine_array(value, dtype)
+        self.requires_grad = bool(requires_grad)
+        self.node = None
+
+    @property
+    def shape(self):
+        return tuple(self.data.shape)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    def __len__(self):
+        return self.data.shape[0]
+
+    def numpy(self):
+        """The values as a NumPy array (copied off the device for GPU engines)."""
+        return state.backend().to_numpy(self.data)
+
+    def __array__(self, dtype=None, copy=None):
+        values = self.numpy()
+        return values if dtype is None else values.astype(dtype, copy=False)
+
+    def item(self):
+        return self.numpy().item()
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __repr__(self):
+        grad_note = ", requires_grad=True" if self.requires_grad else ""
+        return f"Tensor({self.numpy()!r}{grad_note})"
+
+    def detach(self):
+        """A tensor sharing the values but cut from the graph."""
+        return Tensor(self.data)
+
+    # Operators are attached by ``lamina.backends.ops`` (which imports this module).
+
+
+class Variable(Tensor):
+    """Trainable (or non-trainable) state owned by a layer or an optimizer.
+
+    Args:
+        value: initial values (array-like).
+        trainable: whether optimizers update it and gradients flow to it.
+        name: a name such as ``"kernel"``; layers give their weights Keras' names.
+        dtype: dtype; defaults to the value's floating dtype or ``floatx()``.
+
+    Example:
+        >>> v = lamina.Variable(np.zeros(3, "float32"), name="bias")
+        >>> v.assign(np.ones(3, "float32"))
+    """
+
+    __slots__ = ("name", "_trainable", "path")
+
+    def __init__(self, value, trainable=True, name=None, dtype=None):
+        super().__init__(value, requires_grad=trainable, dtype=dtype)
+        self.name = name or "variable"
+        self.path = self.name
+        self._trainable = bool(trainable)
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        self.requires_grad = self._trainable
+
+    def assign(self, value):
+        """Replace the values in place; the shape must stay the same."""
+        new = as_engine_array(value, self.data.dtype)
+        if tuple(new.shape) != tuple(self.data.shape):
+            raise ValueError(
+                f"Variable '{self.name}' has shape {tuple(self.data.shape)}, "
+                f"cannot assign a value of shape {tuple(new.shape)}"
+            )
+        self.data[...] = new
+
+    def __repr__(self):
+        return f"Variable(name={self.name!r}, shape={self.shape}, dtype={self.dtype})"
+
+
+def as_engine_array(value, dtype=None):
+    """Convert ``value`` to an array of the current engine.
+
+    Python numbers and lists become ``floatx()`` arrays unless they are integer-only
+    sequences given with an explicit integer dtype; arrays keep their dtype.
+    """
+    backend = state.backend()
+    if isinstance(value, Tensor):
+        value = value.data
+    if backend.is_array(value):
+        return value if dtype is None or value.dtype == dtype else value.astype(dtype)
+    if isinstance(value, np.ndarray):
+        if dtype is None and value.dtype.kind not in "fiub":
+            raise TypeError(
+                f"expected a numeric array, got an array of dtype {value.dtype}"
+            )
+        return backend.asarray(value, dtype)
+    if dtype is None:
+        dtype = state.floatx()
+    try:
+        return backend.asarray(np.asarray(value, dtype=dtype))
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"expected numeric data, got {type(value).__name__}: {error}")
+
+
+def record(output, inputs, backward, name):
+    """Wrap an op's output array in a Tensor and record the node if any input needs it.
+
+    Args:
+        output: the engine array the op computed.
+        inputs: the op's inputs (Tensors or raw arrays; only Tensors can need grads).
+        backward: ``backward(upstream, needs) -> tuple of arrays or None``.
+        name: op name, for error messages.
+    """
+    result = Tensor.__new__(Tensor)
+    result.data = output
+    result.node = None
+    result.requires_grad = False
+    if _recording[0]:
+        for item in inputs:
+            if isinstance(item, Tensor) and item.requires_grad:
+                result.requires_grad = True
+                result.node = Node(inputs, backward, name)
+                break
+    return result
+
+
+class FreedGraphError(RuntimeError):
+    """Raised when :func:`grad` walks a graph a previous call already freed."""
+
+
+def _topological_order(root):
+    """Nodes reachable from ``root``'s creator, each after all nodes that consume it."""
+    order = []
+    visited = set()
+    stack = [(root, False)]
+    while stack:
+        tensor, expanded = stack.pop()
+        node = tensor.node
+        if node is None:
+            continue
+        if expanded:
+            order.append(tensor)
+            continue
+        if id(tensor) in visited:
+            continue
+        visited.add(id(tensor))
+        if node.inputs is None:
+            raise FreedGraphError(
+                f"the graph through op '{node.name}' was already freed by an earlier "
+                "grad() call; recompute the forward pass (or pass retain_graph=True)"
+            )
+        stack.append((tensor, True))
+        for item in node.inputs:
+            if isinstance(item, Tensor) and item.requires_grad and id(item) not in visited:
+                stack.append((item, False))
+    order.reverse()
+    return order
+
+
+def grad(loss, sources, output_gradient=None, retain_graph=False):
+    """Gradients of ``loss`` with respect to each of ``sources``.
+
+    Args:
+        loss: a Tensor (usually a scalar). A non-scalar loss needs ``output_gradient``
+            or is treated as ``sum(loss)``.
+        sources: a list of Variables or Tensors created with ``requires_grad=True``.
+        output_gradient: optional upstream gradient with the shape of ``loss``.
+        retain_graph: keep the graph so that ``grad`` can walk it again.
+
+    Returns:
+        A list of Tensors, one per source, each with the source's shape (zeros where the
+        loss does not depend on the source).
+    """
+    backend = state.backend()
+    single = isinstance(sources, Tensor)
+    sources = [sources] if single else list(sources)
+    for position, source in enumerate(sources):
+        if not isinstance(source, Tensor):
+            raise TypeError(
+                f"grad() sources must be Variables or Tensors, got "
+                f"{type(source).__name__} at position {position}"
+            )
+    if not isinstance(loss, Tensor):
+        raise TypeError(f"grad() needs a Tensor loss, got {type(loss).__name__}")
+    if output_gradient is None:
+        seed = backend.xp.ones(loss.data.shape, dtype=loss.data.dtype)
+    else:
+        seed = as_engine_array(output_gradient, loss.data.dtype)
+    gradients = {id(loss): seed}
+    order = _topological_order(loss)
+    for tensor in order:
+        upstream = gradients.pop(id(tensor), None)
+        node = tensor.node
+        if upstream is None:
+            continue
+        needs = tuple(isinstance(i, Tensor) and i.requires_grad for i in node.inputs)
+        input_grads = node.backward(upstream, needs)
+        for item, need, value in zip(node.inputs, needs, input_grads):
+            if not need or value is None:
+                continue
+            key = id(item)
+            existing = gradients.get(key)
+            if existing is None:
+                gradients[key] = value
+            else:
+                gradients[key] = existing + value
+        if not retain_graph:
+            node.inputs = None
+            node.backward = None
+    results = []
+    for source in sources:
+        value = gradients.get(id(source))
+        if value is None:
+            value = backend.xp.zeros(source.data.shape, dtype=source.data.dtype)
+        results.append(Tensor(value))
+    return results[0] if single else results

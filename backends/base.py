@@ -1,0 +1,194 @@
+"""The abstract engine interface.
+
+A :class:`Backend` supplies every raw kernel lamina needs, on the engine's own array type,
+with no autodiff. Plain elementwise math and reductions come from the engine's NumPy-API
+compatible array module, ``backend.xp`` (``numpy`` or ``cupy``): those are the same
+functions on every engine, so they are not repeated here as methods. Everything that is
+fused, shape-heavy or device-specific (GEMM with bias, convolution, pooling,
+normalization, softmax cross-entropy, gather/scatter, optimizer updates, random numbers,
+transfers) is a method, so an engine can replace it with its own kernel.
+
+Conventions: arrays are channels-last; ``dtype`` is a NumPy dtype or its name; every
+kernel returns new arrays unless it says it works in place.
+"""
+
+import abc
+
+
+class Backend(abc.ABC):
+    """The set of raw kernels an engine provides. See module docstring."""
+
+    #: Short name used by ``set_backend`` (``"numpy"``, ``"cupy"``).
+    name = None
+
+    # ------------------------------------------------------------------ arrays
+    @property
+    @abc.abstractmethod
+    def xp(self):
+        """The engine's NumPy-compatible array module (elementwise math, reductions)."""
+
+    @abc.abstractmethod
+    def is_array(self, value):
+        """True when ``value`` is already an array of this engine."""
+
+    @abc.abstractmethod
+    def asarray(self, value, dtype=None):
+        """Convert a NumPy array / scalar / engine array to an engine array of ``dtype``."""
+
+    @abc.abstractmethod
+    def to_numpy(self, array):
+        """Copy an engine array into a NumPy array (no copy for the NumPy engine)."""
+
+    # ------------------------------------------------------------------ random
+    @abc.abstractmethod
+    def make_generator(self, seed):
+        """A new random generator state from an integer seed (``None``: from entropy)."""
+
+    @abc.abstractmethod
+    def random_normal(self, generator, shape, dtype, mean=0.0, stddev=1.0):
+        """Array of ``shape`` drawn from N(mean, stddev**2), cast to ``dtype``."""
+
+    @abc.abstractmethod
+    def random_uniform(self, generator, shape, dtype, minval=0.0, maxval=1.0):
+        """Array of ``shape`` drawn uniformly from [minval, maxval), cast to ``dtype``."""
+
+    @abc.abstractmethod
+    def permutation(self, generator, n):
+        """A random permutation of ``range(n)`` as an int64 array."""
+
+    @abc.abstractmethod
+    def erf(self, x):
+        """Elementwise Gauss error function (not part of every array module)."""
+
+    # ----------------------------------------------------------- linear algebra
+    @abc.abstractmethod
+    def matmul(self, a, b):
+        """Batched matrix product with NumPy's ``matmul`` broadcasting rules."""
+
+    @abc.abstractmethod
+    def linear(self, x, kernel, bias=None):
+        """``x @ kernel + bias`` as one GEMM with the bias added in place.
+
+        Shapes: x (..., in), kernel (in, out), bias (out,) or None -> (..., out).
+        """
+
+    # ------------------------------------------------------- softmax and losses
+    @abc.abstractmethod
+    def softmax(self, x, axis=-1):
+        """Numerically stable softmax along ``axis`` (same shape and dtype as x)."""
+
+    @abc.abstractmethod
+    def log_softmax(self, x, axis=-1):
+        """Numerically stable log-softmax along ``axis``."""
+
+    @abc.abstractmethod
+    def sparse_softmax_cross_entropy(self, logits, labels):
+        """Per-row cross-entropy of integer ``labels`` against softmax(``logits``).
+
+        Shapes: logits (n, classes) float, labels (n,) integer in [0, classes).
+        Returns (losses (n,), probabilities (n, classes)); the gradient of the summed loss
+        with respect to the logits is ``probabilities - one_hot(labels)``.
+        """
+
+    @abc.abstractmethod
+    def softmax_cross_entropy(self, logits, targets):
+        """Per-row cross-entropy of probability ``targets`` against softmax(``logits``).
+
+        Shapes: logits and targets (n, classes). Returns (losses (n,), probabilities);
+        the gradient with respect to the logits is
+        ``probabilities * sum(targets) - targets`` per row.
+        """
+
+    # ------------------------------------------------------------- convolution
+    @abc.abstractmethod
+    def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1):
+        """N-d channels-last convolution (cross-correlation, as Keras).
+
+        Shapes: x (batch, *spatial, in), kernel (*kernel_size, in // groups, out).
+        ``strides`` and ``dilation_rate`` are tuples of len(spatial); ``padding`` is
+        ``"valid"``, ``"same"`` or ``"causal"`` (1-d only). Returns (batch, *out_spatial, out).
+        """
+
+    @abc.abstractmethod
+    def conv_backward_input(self, grad_output, kernel, input_shape, strides, padding,
+                            dilation_rate, groups=1):
+        """Gradient of ``conv_forward`` with respect to x; returns an array of ``input_shape``."""
+
+    @abc.abstractmethod
+    def conv_backward_kernel(self, x, grad_output, kernel_shape, strides, padding,
+                             dilation_rate, groups=1):
+        """Gradient of ``conv_forward`` with respect to the kernel; returns ``kernel_shape``."""
+
+    # ----------------------------------------------------------------- pooling
+    @abc.abstractmethod
+    def pool_forward(self, x, pool_size, strides, padding, mode):
+        """N-d channels-last max or average pooling.
+
+        Shapes: x (batch, *spatial, channels); ``pool_size``/``strides`` tuples;
+        ``padding`` ``"valid"``/``"same"``; ``mode`` ``"max"``/``"average"`` (average
+        ignores padded cells, as Keras). Returns (output, context) where context is what
+        ``pool_backward`` needs.
+        """
+
+    @abc.abstractmethod
+    def pool_backward(self, grad_output, context):
+        """Gradient of ``pool_forward`` with respect to its input."""
+
+    # ----------------------------------------------------------- normalization
+    @abc.abstractmethod
+    def batch_norm_forward(self, x, gamma, beta, epsilon):
+        """Training-mode batch normalization over every axis but the last.
+
+        Shapes: x (..., channels); gamma, beta (channels,) or None.
+        Returns (y, mean, variance, context): the batch statistics (channels,) and what
+        ``batch_norm_backward`` needs.
+        """
+
+    @abc.abstractmethod
+    def batch_norm_backward(self, grad_y, context):
+        """Returns (grad_x, grad_gamma, grad_beta) of ``batch_norm_forward``."""
+
+    @abc.abstractmethod
+    def layer_norm_forward(self, x, gamma, beta, epsilon):
+        """Normalization over the last axis. Shapes: x (..., features); gamma/beta
+        (features,) or None. Returns (y, context)."""
+
+    @abc.abstractmethod
+    def layer_norm_backward(self, grad_y, context):
+        """Returns (grad_x, grad_gamma, grad_beta) of ``layer_norm_forward``."""
+
+    # ----------------------------------------------------- gather and scatter
+    @abc.abstractmethod
+    def gather(self, params, indices):
+        """Rows of ``params`` (n, ...) at integer ``indices`` (any shape) -> (*indices.shape, ...)."""
+
+    @abc.abstractmethod
+    def scatter_add(self, shape, indices, updates):
+        """Zeros of ``shape`` with ``updates`` (*indices.shape, ...) added at rows ``indices``
+        (repeated indices accumulate): the gradient of :meth:`gather`."""
+
+    # ---------------------------------------------------- optimizer updates
+    @abc.abstractmethod
+    def sgd_update(self, variable, gradient, learning_rate, momentum, velocity, nesterov):
+        """In-place SGD step on ``variable``; ``velocity`` (same shape) is updated in place
+        when ``momentum > 0`` (Keras' formulation: v = m*v - lr*g; w += v, or
+        w += m*v - lr*g with Nesterov)."""
+
+    @abc.abstractmethod
+    def adam_update(self, variable, gradient, m, v, learning_rate, beta_1, beta_2,
+                    epsilon, step, v_hat=None, weight_decay=0.0):
+        """In-place Adam step (Keras' formulation, epsilon outside the square root).
+
+        ``m``, ``v`` (and ``v_hat`` for AMSGrad) are slot arrays updated in place; ``step``
+        is the 1-based iteration; ``weight_decay > 0`` applies AdamW's decoupled decay
+        ``variable -= learning_rate * weight_decay * variable`` first.
+        """
+
+    @abc.abstractmethod
+    def rmsprop_update(self, variable, gradient, mean_square, learning_rate, rho,
+                       epsilon, momentum=0.0, velocity=None):
+        """In-place RMSprop step (Keras' formulation)."""
+
+    @abc.abstractmethod
+    def adagrad_update(self, variable, gradient, accumulator, learning_rate, epsilon):
+        """In-place Adagrad step (Keras' formulation)."""

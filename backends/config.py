@@ -1,0 +1,12 @@
+"""``lamina.config``: global settings, as ``keras.config``."""
+
+from .selection import get_backend, set_backend
+from .state import floatx, set_floatx
+
+
+def backend():
+    """Name of the active engine (``"numpy"`` or ``"cupy"``), as ``keras.config.backend()``."""
+    return get_backend().name
+
+
+__all__ = ["backend", "floatx", "set_floatx", "set_backend"]

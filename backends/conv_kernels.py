@@ -1,0 +1,1 @@
+"""Convolution kernels (im2col + GEMM), written against an array module ``xp``."""

@@ -1,0 +1,57 @@
+"""``lamina.ops``: the differentiable op set, with ``keras.ops`` names.
+
+Every op takes Tensors, NumPy/engine arrays or Python numbers, runs on the active engine,
+and records its backward when an input needs a gradient. A layer written only with these
+ops gets gradients for free.
+
+Example:
+    >>> from lamina import ops
+    >>> y = ops.sum(ops.relu(x) * 3.0)
+"""
+
+from ..autodiff import Tensor
+from .conv import average_pool, conv, conv_transpose, depthwise_conv, max_pool, pool
+from .math import (abs, add, argmax, argmin, cast, clip, divide, equal, exp, greater,
+                   greater_equal, less, less_equal, log, log1p, matmul, max, maximum, mean,
+                   min, minimum, multiply, negative, not_equal, power, sqrt, square, std, sum,
+                   subtract, tanh, var, where)
+from .nn import (batch_normalization_train, dense, dropout, elu, gelu, layer_normalization,
+                 leaky_relu, log_softmax, relu, relu6, selu, sigmoid, silu, softmax,
+                 softmax_cross_entropy, softplus, sparse_softmax_cross_entropy)
+from .shape import (concatenate, expand_dims, getitem, one_hot, pad, reshape, shape, split,
+                    squeeze, stack, take, transpose)
+
+
+def convert_to_tensor(x, dtype=None):
+    """``x`` as a Tensor (no copy when it already is one of the right dtype)."""
+    if isinstance(x, Tensor) and (dtype is None or x.dtype == dtype):
+        return x
+    return Tensor(x, dtype=dtype)
+
+
+def _swap(op):
+    return lambda self, other: op(other, self)
+
+
+Tensor.__add__ = add
+Tensor.__radd__ = _swap(add)
+Tensor.__sub__ = subtract
+Tensor.__rsub__ = _swap(subtract)
+Tensor.__mul__ = multiply
+Tensor.__rmul__ = _swap(multiply)
+Tensor.__truediv__ = divide
+Tensor.__rtruediv__ = _swap(divide)
+Tensor.__matmul__ = matmul
+Tensor.__rmatmul__ = _swap(matmul)
+Tensor.__pow__ = power
+Tensor.__rpow__ = _swap(power)
+Tensor.__neg__ = negative
+Tensor.__abs__ = abs
+Tensor.__getitem__ = getitem
+Tensor.__lt__ = less
+Tensor.__le__ = less_equal
+Tensor.__gt__ = greater
+Tensor.__ge__ = greater_equal
+Tensor.reshape = lambda self, *shape_: reshape(
+    self, shape_[0] if len(shape_) == 1 else shape_)
+Tensor.T = property(lambda self: transpose(self))

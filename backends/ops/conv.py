@@ -1,0 +1,108 @@
+"""Convolution and pooling ops (channels-last), forward and backward on Backend kernels."""
+
+from .. import state
+from .core import data_of, record
+
+
+def _tuple(value, rank, name):
+    if isinstance(value, int):
+        return (value,) * rank
+    value = tuple(int(v) for v in value)
+    if len(value) != rank:
+        raise ValueError(f"{name} must be an int or a tuple of {rank} ints, got {value}")
+    return value
+
+
+def conv_output_length(length, kernel, stride, padding, dilation):
+    """Spatial output length of a convolution or pooling window (Keras' rule)."""
+    effective = (kernel - 1) * dilation + 1
+    if padding == "valid":
+        return (length - effective) // stride + 1
+    return (length + stride - 1) // stride
+
+
+def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
+    """N-d convolution (cross-correlation) as ``keras.ops.conv``.
+
+    Shapes: inputs (batch, *spatial, in), kernel (*kernel_size, in // groups, out);
+    ``groups = in // kernel.shape[-2]``. ``padding``: ``"valid"``, ``"same"`` or
+    ``"causal"`` (1-d). Returns (batch, *out_spatial, out).
+    """
+    backend = state.backend()
+    x, w = data_of(inputs), data_of(kernel)
+    rank = x.ndim - 2
+    strides = _tuple(strides, rank, "strides")
+    dilation = _tuple(dilation_rate, rank, "dilation_rate")
+    groups = x.shape[-1] // w.shape[-2]
+    out = backend.conv_forward(x, w, strides, padding, dilation, groups)
+
+    def backward(g, needs):
+        grad_x = grad_w = None
+        if needs[0]:
+            grad_x = backend.conv_backward_input(g, w, x.shape, strides, padding, dilation, groups)
+        if needs[1]:
+            grad_w = backend.conv_backward_kernel(x, g, w.shape, strides, padding, dilation, groups)
+        return grad_x, grad_w
+
+    return record(out, (inputs, kernel), backward, "conv")
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
+    """Depthwise convolution: kernel (*kernel_size, in, multiplier) -> (…, in * multiplier)."""
+    from .shape import reshape
+
+    w = data_of(kernel)
+    flat_kernel = reshape(kernel, w.shape[:-2] + (1, w.shape[-2] * w.shape[-1]))
+    return conv(inputs, flat_kernel, strides, padding, dilation_rate)
+
+
+def conv_transpose(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
+    """Transposed convolution as ``keras.ops.conv_transpose``.
+
+    Shapes: inputs (batch, *spatial, in), kernel (*kernel_size, out, in). Output spatial
+    size: ``(n - 1) * stride + (kernel - 1) * dilation + 1`` for ``"valid"``,
+    ``n * stride`` for ``"same"``.
+    """
+    backend = state.backend()
+    x, w = data_of(inputs), data_of(kernel)
+    rank = x.ndim - 2
+    strides = _tuple(strides, rank, "strides")
+    dilation = _tuple(dilation_rate, rank, "dilation_rate")
+    spatial = []
+    for n, k, s, d in zip(x.shape[1:-1], w.shape[:-2], strides, dilation):
+        effective = (k - 1) * d + 1
+        spatial.append((n - 1) * s + effective if padding == "valid" else n * s)
+    out_shape = (x.shape[0], *spatial, w.shape[-2])
+    out = backend.conv_backward_input(x, w, out_shape, strides, padding, dilation, 1)
+
+    def backward(g, needs):
+        grad_x = grad_w = None
+        if needs[0]:
+            grad_x = backend.conv_forward(g, w, strides, padding, dilation, 1)
+        if needs[1]:
+            grad_w = backend.conv_backward_kernel(g, x, w.shape, strides, padding, dilation, 1)
+        return grad_x, grad_w
+
+    return record(out, (inputs, kernel), backward, "conv_transpose")
+
+
+def pool(inputs, pool_size, strides=None, padding="valid", mode="max"):
+    """N-d max (``mode="max"``) or average (``"average"``) pooling, channels-last."""
+    backend = state.backend()
+    x = data_of(inputs)
+    rank = x.ndim - 2
+    pool_size = _tuple(pool_size, rank, "pool_size")
+    strides = pool_size if strides is None else _tuple(strides, rank, "strides")
+    out, context = backend.pool_forward(x, pool_size, strides, padding, mode)
+    return record(out, (inputs,),
+                  lambda g, needs: (backend.pool_backward(g, context),), f"{mode}_pool")
+
+
+def max_pool(inputs, pool_size, strides=None, padding="valid"):
+    """Max pooling (``keras.ops.max_pool``)."""
+    return pool(inputs, pool_size, strides, padding, "max")
+
+
+def average_pool(inputs, pool_size, strides=None, padding="valid"):
+    """Average pooling (``keras.ops.average_pool``); padded cells are not counted."""
+    return pool(inputs, pool_size, strides, padding, "average")

@@ -1,0 +1,58 @@
+"""Helpers every op family shares: reading op inputs and un-broadcasting gradients."""
+
+import numpy as np
+
+from .. import state
+from ..autodiff import Tensor, as_engine_array, record  # noqa: F401  (re-exported to ops)
+
+
+def data_of(value):
+    """The engine array behind an op input; Python numbers stay numbers (weak typing)."""
+    if type(value) is Tensor or isinstance(value, Tensor):
+        return value.data
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return as_engine_array(value)
+
+
+def index_data(value):
+    """The engine array behind an integer index input (lists stay integer)."""
+    if isinstance(value, Tensor):
+        return value.data
+    backend = state.backend()
+    return value if backend.is_array(value) else backend.asarray(np.asarray(value))
+
+
+def xp():
+    """The active engine's array module."""
+    return state.backend().xp
+
+
+def unbroadcast(gradient, shape):
+    """Sum ``gradient`` down to ``shape`` (the inverse of NumPy broadcasting)."""
+    shape = tuple(shape)
+    if gradient.shape == shape:
+        return gradient
+    extra = gradient.ndim - len(shape)
+    if extra:
+        gradient = gradient.sum(axis=tuple(range(extra)))
+    kept = tuple(axis for axis, size in enumerate(shape) if size == 1 and gradient.shape[axis] != 1)
+    if kept:
+        gradient = gradient.sum(axis=kept, keepdims=True)
+    return gradient
+
+
+def normalize_axis(axis, ndim):
+    """``axis`` (None, int or tuple) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def expand_reduced(gradient, axes, keepdims, shape):
+    """Broadcast the gradient of a reduction over ``axes`` back to the input ``shape``."""
+    if not keepdims and axes:
+        gradient = gradient.reshape([1 if a in axes else s for a, s in enumerate(shape)])
+    return xp().broadcast_to(gradient, shape)

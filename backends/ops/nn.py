@@ -1,0 +1,286 @@
+"""Neural-network ops: activations, softmax, fused dense, fused cross-entropy, dropout and
+normalization, each with a hand-written backward."""
+
+import math
+
+from .. import state
+from ..autodiff import Tensor
+from .core import data_of, index_data, record, xp
+from .math import _unary
+
+_SELU_ALPHA = 1.6732632423543772
+_SELU_SCALE = 1.0507009873554805
+_GELU_C = math.sqrt(2.0 / math.pi)
+
+
+def _sigmoid(a):
+    out = a * 0.5
+    xp().tanh(out, out=out)
+    out += 1
+    out *= 0.5
+    return out
+
+
+# ------------------------------------------------------------------ activations
+def relu(x):
+    """``max(x, 0)``."""
+    a = data_of(x)
+    out = xp().maximum(a, 0)
+    return record(out, (x,), lambda g, needs: (g * (out > 0),), "relu")
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``."""
+    a = data_of(x)
+    out = xp().clip(a, 0, 6)
+    return record(out, (x,), lambda g, needs: (g * ((a > 0) & (a < 6)),), "relu6")
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise (Keras' default 0.2)."""
+    a = data_of(x)
+    positive = a > 0
+    out = xp().where(positive, a, a * negative_slope)
+    return record(out, (x,),
+                  lambda g, needs: (xp().where(positive, g, g * negative_slope),), "leaky_relu")
+
+
+def elu(x, alpha=1.0):
+    """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise."""
+    a = data_of(x)
+    positive = a > 0
+    out = xp().where(positive, a, alpha * xp().expm1(xp().minimum(a, 0)))
+    return record(out, (x,),
+                  lambda g, needs: (xp().where(positive, g, g * (out + alpha)),), "elu")
+
+
+def selu(x):
+    """Scaled ELU with the self-normalizing constants."""
+    a = data_of(x)
+    positive = a > 0
+    negative_part = _SELU_ALPHA * xp().expm1(xp().minimum(a, 0))
+    out = _SELU_SCALE * xp().where(positive, a, negative_part)
+
+    def backward(g, needs):
+        return (g * _SELU_SCALE * xp().where(positive, 1.0, negative_part + _SELU_ALPHA)
+                .astype(g.dtype),)
+
+    return record(out.astype(a.dtype, copy=False), (x,), backward, "selu")
+
+
+sigmoid = _unary("sigmoid", _sigmoid, lambda a, out: out * (1 - out))
+sigmoid.__doc__ = "Logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow."
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, computed stably."""
+    a = data_of(x)
+    out = xp().logaddexp(a, 0).astype(a.dtype, copy=False)
+    return record(out, (x,), lambda g, needs: (g * _sigmoid(a),), "softplus")
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (swish)."""
+    a = data_of(x)
+    s = _sigmoid(a)
+    return record(a * s, (x,), lambda g, needs: (g * (s * (1 + a * (1 - s))),), "silu")
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit; ``approximate=True`` (Keras' default) uses tanh."""
+    a = data_of(x)
+    if approximate:
+        inner = _GELU_C * (a + 0.044715 * a ** 3)
+        t = xp().tanh(inner)
+        out = 0.5 * a * (1 + t)
+
+        def backward(g, needs):
+            d_inner = _GELU_C * (1 + 3 * 0.044715 * a * a)
+            return (g * (0.5 * (1 + t) + 0.5 * a * (1 - t * t) * d_inner),)
+    else:
+        cdf = 0.5 * (1 + state.backend().erf(a / math.sqrt(2.0)))
+        out = a * cdf
+
+        def backward(g, needs):
+            pdf = xp().exp(-0.5 * a * a) / math.sqrt(2 * math.pi)
+            return (g * (cdf + a * pdf),)
+
+    return record(out.astype(a.dtype, copy=False), (x,), backward, "gelu")
+
+
+def softmax(x, axis=-1):
+    """Softmax along ``axis``, numerically stable."""
+    a = data_of(x)
+    out = state.backend().softmax(a, axis=axis)
+
+    def backward(g, needs):
+        weighted = g * out
+        return (weighted - out * weighted.sum(axis=axis, keepdims=True),)
+
+    return record(out, (x,), backward, "softmax")
+
+
+def log_softmax(x, axis=-1):
+    """Log-softmax along ``axis``, numerically stable."""
+    a = data_of(x)
+    out = state.backend().log_softmax(a, axis=axis)
+
+    def backward(g, needs):
+        return (g - xp().exp(out) * g.sum(axis=axis, keepdims=True),)
+
+    return record(out, (x,), backward, "log_softmax")
+
+
+# ------------------------------------------------------------------ fused dense
+_FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
+
+
+def dense(x, kernel, bias=None, activation=None):
+    """Fused ``activation(x @ kernel + bias)``: one GEMM, the bias and activation in place.
+
+    Shapes: x (..., in), kernel (in, out), bias (out,) -> (..., out). ``activation`` is
+    ``None``/``"linear"``, ``"relu"``, ``"sigmoid"`` or ``"tanh"``. The backward computes
+    only the gradients of the inputs that need one.
+    """
+    activation = activation or "linear"
+    if activation not in _FUSED_ACTIVATIONS:
+        raise ValueError(f"dense() fuses {_FUSED_ACTIVATIONS}, got activation={activation!r}")
+    backend = state.backend()
+    a, w = data_of(x), data_of(kernel)
+    b = None if bias is None else data_of(bias)
+    out = backend.linear(a, w, b)
+    numpy_like = backend.xp
+    if activation == "relu":
+        numpy_like.maximum(out, 0, out=out)
+    elif activation == "sigmoid":
+        out = _sigmoid(out)
+    elif activation == "tanh":
+        numpy_like.tanh(out, out=out)
+
+    def backward(g, needs):
+        if activation == "relu":
+            g = g * (out > 0)
+        elif activation == "sigmoid":
+            g = g * out * (1 - out)
+        elif activation == "tanh":
+            g = g * (1 - out * out)
+        g2 = g.reshape(-1, g.shape[-1])
+        grad_x = grad_w = grad_b = None
+        if needs[0]:
+            grad_x = (g2 @ w.T).reshape(a.shape)
+        if needs[1]:
+            grad_w = a.reshape(-1, a.shape[-1]).T @ g2
+        if len(needs) > 2 and needs[2]:
+            grad_b = g2.sum(axis=0)
+        return grad_x, grad_w, grad_b
+
+    inputs = (x, kernel) if bias is None else (x, kernel, bias)
+    return record(out, inputs, backward, "dense")
+
+
+# ------------------------------------------------------------------ fused cross-entropy
+def sparse_softmax_cross_entropy(labels, logits):
+    """Per-sample cross-entropy of integer ``labels`` against ``softmax(logits)``, fused.
+
+    Shapes: logits (..., classes), labels (...) integer -> losses (...). Labels outside
+    ``[0, classes)`` raise ``ValueError``.
+    """
+    backend = state.backend()
+    z = data_of(logits)
+    classes = z.shape[-1]
+    flat_labels = index_data(labels).reshape(-1).astype("int64", copy=False)
+    if flat_labels.size and (int(flat_labels.min()) < 0 or int(flat_labels.max()) >= classes):
+        raise ValueError(
+            f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
+            f"got values from {int(flat_labels.min())} to {int(flat_labels.max())}"
+        )
+    flat_logits = z.reshape(-1, classes)
+    if flat_labels.shape[0] != flat_logits.shape[0]:
+        raise ValueError(
+            f"sparse categorical labels of shape {tuple(index_data(labels).shape)} do not "
+            f"match logits of shape {tuple(z.shape)}"
+        )
+    losses, probabilities = backend.sparse_softmax_cross_entropy(flat_logits, flat_labels)
+
+    def backward(g, needs):
+        grad = probabilities * g.reshape(-1, 1)
+        grad[backend.xp.arange(flat_labels.shape[0]), flat_labels] -= g.reshape(-1)
+        return (None, grad.reshape(z.shape))
+
+    return record(losses.reshape(z.shape[:-1]), (labels, logits), backward,
+                  "sparse_softmax_cross_entropy")
+
+
+def softmax_cross_entropy(targets, logits):
+    """Per-sample cross-entropy of probability ``targets`` against ``softmax(logits)``, fused.
+
+    Shapes: targets and logits (..., classes) -> losses (...).
+    """
+    backend = state.backend()
+    t, z = data_of(targets), data_of(logits)
+    flat_t, flat_z = t.reshape(-1, z.shape[-1]), z.reshape(-1, z.shape[-1])
+    losses, probabilities = backend.softmax_cross_entropy(flat_z, flat_t)
+
+    def backward(g, needs):
+        g_col = g.reshape(-1, 1)
+        grad_t = grad_z = None
+        if needs[0]:
+            grad_t = (-g_col * backend.log_softmax(flat_z)).reshape(t.shape)
+        if needs[1]:
+            grad_z = (g_col * (probabilities * flat_t.sum(axis=-1, keepdims=True) - flat_t))
+            grad_z = grad_z.reshape(z.shape)
+        return grad_t, grad_z
+
+    return record(losses.reshape(z.shape[:-1]), (targets, logits), backward,
+                  "softmax_cross_entropy")
+
+
+# ------------------------------------------------------------------ dropout and normalization
+def dropout(x, rate, generator=None, noise_shape=None):
+    """Inverted dropout: zero each element with probability ``rate``, scale the rest by
+    ``1 / (1 - rate)``. ``noise_shape`` broadcasts one mask (SpatialDropout)."""
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"dropout rate must be in [0, 1), got {rate}")
+    a = data_of(x)
+    if rate == 0.0:
+        return x if isinstance(x, Tensor) else Tensor(a)
+    backend = state.backend()
+    generator = generator if generator is not None else state.generator()
+    shape = a.shape if noise_shape is None else tuple(
+        a.shape[i] if size is None else size for i, size in enumerate(noise_shape))
+    keep = backend.random_uniform(generator, shape, a.dtype) >= rate
+    mask = keep.astype(a.dtype) * a.dtype.type(1.0 / (1.0 - rate))
+    return record(a * mask, (x,), lambda g, needs: (g * mask,), "dropout")
+
+
+def batch_normalization_train(x, gamma, beta, epsilon):
+    """Training-mode batch norm over all but the last axis.
+
+    Returns (y Tensor, batch mean array, batch variance array); gamma/beta may be None.
+    """
+    backend = state.backend()
+    a = data_of(x)
+    g_data = None if gamma is None else data_of(gamma)
+    b_data = None if beta is None else data_of(beta)
+    y, mean, variance, context = backend.batch_norm_forward(a, g_data, b_data, epsilon)
+
+    def backward(g, needs):
+        grad_x, grad_gamma, grad_beta = backend.batch_norm_backward(g, context)
+        return grad_x, grad_gamma, grad_beta
+
+    inputs = (x, gamma, beta)
+    return record(y, inputs, backward, "batch_normalization"), mean, variance
+
+
+def layer_normalization(x, gamma, beta, epsilon):
+    """Normalization over the last axis with optional scale ``gamma`` and offset ``beta``."""
+    backend = state.backend()
+    a = data_of(x)
+    g_data = None if gamma is None else data_of(gamma)
+    b_data = None if beta is None else data_of(beta)
+    y, context = backend.layer_norm_forward(a, g_data, b_data, epsilon)
+
+    def backward(g, needs):
+        return backend.layer_norm_backward(g, context)
+
+    return record(y, (x, gamma, beta), backward, "layer_normalization")

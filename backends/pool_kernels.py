@@ -1,0 +1,1 @@
+"""Pooling kernels, written against an array module ``xp``."""
