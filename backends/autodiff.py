@@ -143,13 +143,15 @@ class Variable(Tensor):
         >>> v.assign(np.ones(3, "float32"))
     """
 
-    __slots__ = ("name", "_trainable", "path")
+    __slots__ = ("name", "_trainable", "path", "regularizer", "constraint")
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
         super().__init__(value, requires_grad=trainable, dtype=dtype)
         self.name = name or "variable"
         self.path = self.name
         self._trainable = bool(trainable)
+        self.regularizer = None
+        self.constraint = None
 
     @property
     def trainable(self):
@@ -178,18 +180,20 @@ def as_engine_array(value, dtype=None):
     """Convert ``value`` to an array of the current engine.
 
     Python numbers and lists become ``floatx()`` arrays unless they are integer-only
-    sequences given with an explicit integer dtype; arrays keep their dtype.
+    sequences given with an explicit integer dtype; arrays and NumPy scalars (such as the
+    result of a full reduction) keep their dtype.
     """
     backend = state.backend()
     if isinstance(value, Tensor):
         value = value.data
-    if backend.is_array(value):
-        return value if dtype is None or value.dtype == dtype else value.astype(dtype)
-    if isinstance(value, np.ndarray):
+    engine_array = backend.is_array(value)
+    if engine_array or isinstance(value, (np.ndarray, np.generic)):
         if dtype is None and value.dtype.kind not in "fiub":
             raise TypeError(
                 f"expected a numeric array, got an array of dtype {value.dtype}"
             )
+        if engine_array:
+            return value if dtype is None or value.dtype == dtype else value.astype(dtype)
         return backend.asarray(value, dtype)
     if dtype is None:
         dtype = state.floatx()
@@ -285,8 +289,11 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
         seed = as_engine_array(output_gradient, loss.data.dtype)
     gradients = {id(loss): seed}
     order = _topological_order(loss)
+    source_ids = {id(source) for source in sources}
     for tensor in order:
-        upstream = gradients.pop(id(tensor), None)
+        # Intermediate gradients are dropped once used, except those asked for.
+        key = id(tensor)
+        upstream = gradients.get(key) if key in source_ids else gradients.pop(key, None)
         node = tensor.node
         if upstream is None:
             continue

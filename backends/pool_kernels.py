@@ -1,1 +1,196 @@
-"""Pooling kernels, written against an array module ``xp``."""
+"""Pooling kernels, written against an array module ``xp``.
+
+N-d channels-last max and average pooling with Keras semantics: padding ``"valid"`` or
+``"same"`` (TensorFlow's rule, the odd padded cell after); padded cells never take part
+(max ignores them, average divides by the number of real cells in each window).
+
+How it is computed: one strided view of the input per window offset
+(``prod(pool_size)`` views, each clipped to the real cells, so padding is never
+materialized), combined elementwise into the output: a maximum or a sum. Backward writes
+each offset's share into the same strided view of the input gradient: a plain assignment
+when windows do not overlap (stride >= pool size, the common case), an accumulation
+otherwise. With NumPy this measured faster than reshaping the input to
+``(batch, o1, p1, o2, p2, ..., channels)`` and reducing over the ``p`` axes (a reduction
+over non-adjacent axes), and faster than masked assignment (``copyto(where=...)``), which
+is why neither is used.
+
+Max pooling records, per output cell, the offset inside its window of the first maximum
+(row-major order, as TensorFlow's ``MaxPoolGrad``) in a small-integer array; backward
+routes each gradient to exactly that cell.
+"""
+
+import itertools
+
+from .conv_kernels import _as_tuple, _prod, conv_geometry
+
+
+def _offset_slices(offset, spatial, out, strides, dilation, pads):
+    """For one kernel offset: (output-position slices, input slices), clipped to the
+    cells that lie inside the unpadded input; ``None`` when no output position reads a
+    real input cell. ``partial`` tells whether some output positions read padding."""
+    out_slices, in_slices = [], []
+    partial = False
+    for k, n, o, s, d, (before, _) in zip(offset, spatial, out, strides, dilation, pads):
+        shift = k * d - before                    # input index = position * s + shift
+        lo = max(0, -(shift // s)) if shift < 0 else 0   # ceil(-shift / s)
+        hi = min(o, (n - 1 - shift) // s + 1) if n - 1 - shift >= 0 else 0
+        if hi <= lo:
+            return None, None, True
+        if lo > 0 or hi < o:
+            partial = True
+        start = lo * s + shift
+        out_slices.append(slice(lo, hi))
+        in_slices.append(slice(start, start + (hi - lo - 1) * s + 1, s))
+    return tuple(out_slices), tuple(in_slices), partial
+
+
+
+def _geometry(x_shape, pool_size, strides, padding):
+    rank = len(x_shape) - 2
+    pool_size = _as_tuple(pool_size, rank, "pool_size")
+    strides = pool_size if strides is None else _as_tuple(strides, rank, "strides")
+    padding = str(padding).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"pooling padding must be 'valid' or 'same', got {padding!r}")
+    spatial = tuple(x_shape[1:-1])
+    out, pads = conv_geometry(spatial, pool_size, strides, padding, (1,) * rank)
+    return spatial, pool_size, strides, out, pads
+
+
+def _index_dtype(taps):
+    return "int8" if taps <= 127 else ("int16" if taps <= 32767 else "int32")
+
+
+def _taps(spatial, out, pool_size, strides, pads):
+    """(tap number, output slices, input slices, partial) for every window offset that
+    reads at least one real input cell."""
+    rank = len(spatial)
+    result = []
+    for t, offset in enumerate(itertools.product(*[range(p) for p in pool_size])):
+        o_sl, i_sl, partial = _offset_slices(offset, spatial, out, strides, (1,) * rank, pads)
+        if o_sl is not None:
+            result.append((t, o_sl, i_sl, partial))
+    return result
+
+
+def pool_forward(xp, x, pool_size, strides, padding, mode):
+    """N-d channels-last max or average pooling.
+
+    Shapes: x (batch, *spatial, channels); ``pool_size``/``strides`` int or tuples;
+    ``padding`` ``"valid"``/``"same"``; ``mode`` ``"max"``/``"average"`` (also ``"avg"``).
+    Returns (output (batch, *out_spatial, channels) in x's dtype, context for
+    :func:`pool_backward`).
+    """
+    mode = {"avg": "average", "mean": "average"}.get(mode, mode)
+    if mode not in ("max", "average"):
+        raise ValueError(f"pooling mode must be 'max' or 'average', got {mode!r}")
+    spatial, pool_size, strides, out, pads = _geometry(x.shape, pool_size, strides, padding)
+    out_shape = (x.shape[0],) + out + (x.shape[-1],)
+    taps = _taps(spatial, out, pool_size, strides, pads)
+    lead = (slice(None),)
+    context = (mode, tuple(x.shape), pool_size, strides, pads, out)
+
+    # Start from the first offset that covers every output cell (with "same" padding
+    # some offsets only reach part of the output).
+    full_taps = [tap for tap in taps if not tap[3]]
+    first = full_taps[0] if full_taps else None
+    if first is not None:
+        result = x[lead + first[2]].copy()
+    else:
+        fill = 0 if mode == "average" else -xp.inf
+        result = xp.full(out_shape, fill, dtype=x.dtype)
+    combine = xp.add if mode == "average" else xp.maximum
+    for tap in taps:
+        if tap is first:
+            continue
+        _, o_sl, i_sl, _ = tap
+        target = result[lead + o_sl]
+        combine(target, x[lead + i_sl], out=target)
+
+    if mode == "average":
+        total = _prod(pool_size)
+        scale = _inverse_counts(xp, spatial, out, pool_size, strides, pads, x.dtype)
+        if scale is None:
+            result *= x.dtype.type(1.0 / total)
+        else:
+            result *= scale
+        return result, context + (scale,)
+
+    # The offset of the first maximum of each window (TensorFlow routes the gradient of
+    # a tie to one cell): arithmetic on boolean hits, no masked assignment.
+    index = xp.zeros(out_shape, dtype=_index_dtype(_prod(pool_size)))
+    taken = xp.zeros(out_shape, dtype=bool) if len(taps) > 1 else None
+    for position, (t, o_sl, i_sl, _) in enumerate(taps):
+        window = lead + o_sl
+        hit = x[lead + i_sl] == result[window]
+        if position:
+            xp.greater(hit, taken[window], out=hit)       # hit and not taken before
+        if position + 1 < len(taps):
+            xp.logical_or(taken[window], hit, out=taken[window])
+        if t:
+            hit_t = hit.view(index.dtype) if index.dtype.itemsize == 1 else hit.astype(index.dtype)
+            if t != 1:
+                hit_t = hit_t * index.dtype.type(t)
+            index[window] += hit_t
+    return result, context + (index,)
+
+
+def _inverse_counts(xp, spatial, out, pool_size, strides, pads, dtype):
+    """1 / (number of real cells per window), broadcastable to the output; None when
+    every window is full."""
+    per_axis = []
+    full = True
+    for n, o, p, s, (before, _) in zip(spatial, out, pool_size, strides, pads):
+        starts = [i * s - before for i in range(o)]
+        counts = [min(st + p, n) - max(st, 0) for st in starts]
+        full = full and all(c == p for c in counts)
+        per_axis.append(counts)
+    if full:
+        return None
+    rank = len(spatial)
+    scale = None
+    for axis, counts in enumerate(per_axis):
+        shape = [1] * (rank + 2)
+        shape[axis + 1] = len(counts)
+        values = xp.asarray([1.0 / c for c in counts], dtype=dtype).reshape(shape)
+        scale = values if scale is None else scale * values
+    return scale
+
+
+def pool_backward(xp, grad_output, context):
+    """Gradient of :func:`pool_forward` with respect to its input (the input's shape)."""
+    mode, x_shape, pool_size, strides, pads, out, extra = context
+    spatial = tuple(x_shape[1:-1])
+    dtype = grad_output.dtype
+    taps = _taps(spatial, out, pool_size, strides, pads)
+    lead = (slice(None),)
+    disjoint = all(s >= p for s, p in zip(strides, pool_size))
+    # Disjoint windows that tile the input leave no cell unwritten.
+    tiled = disjoint and all(o * p == n for o, p, n in zip(out, pool_size, spatial)) \
+        and not any(b or a for b, a in pads)
+    dx = (xp.empty if tiled else xp.zeros)(x_shape, dtype=dtype)
+
+    if mode == "average":
+        scale = extra
+        if scale is None:
+            share = grad_output * dtype.type(1.0 / _prod(pool_size))
+        else:
+            share = grad_output * scale.astype(dtype, copy=False)
+        for _, o_sl, i_sl, _ in taps:
+            target = dx[lead + i_sl]
+            if disjoint:
+                target[...] = share[lead + o_sl]
+            else:
+                target += share[lead + o_sl]
+        return dx
+
+    index = extra
+    for t, o_sl, i_sl, _ in taps:
+        window = lead + o_sl
+        hit = index[window] == index.dtype.type(t)
+        target = dx[lead + i_sl]
+        if disjoint:
+            xp.multiply(hit, grad_output[window], out=target)
+        else:
+            target += hit * grad_output[window]
+    return dx

@@ -57,6 +57,11 @@ def set_seed(value):
     _active["generator"] = None
 
 
+def set_generator(generator_state):
+    """Replace the global generator (the training loop sets one derived from the epoch)."""
+    _active["generator"] = generator_state
+
+
 def generator():
     """The engine's global random generator (created from the seed on first use)."""
     current = _active["generator"]

@@ -60,8 +60,10 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
     """Transposed convolution as ``keras.ops.conv_transpose``.
 
     Shapes: inputs (batch, *spatial, in), kernel (*kernel_size, out, in). Output spatial
-    size: ``(n - 1) * stride + (kernel - 1) * dilation + 1`` for ``"valid"``,
-    ``n * stride`` for ``"same"``.
+    size (Keras' rule, with ``effective = (kernel - 1) * dilation + 1``):
+    ``n * stride + max(effective - stride, 0)`` for ``"valid"``, ``n * stride`` for
+    ``"same"``. The result is the gradient, with respect to its input, of the convolution
+    of that output size by ``kernel`` (TensorFlow's ``conv_transpose``).
     """
     backend = state.backend()
     x, w = data_of(inputs), data_of(kernel)
@@ -71,7 +73,7 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
     spatial = []
     for n, k, s, d in zip(x.shape[1:-1], w.shape[:-2], strides, dilation):
         effective = (k - 1) * d + 1
-        spatial.append((n - 1) * s + effective if padding == "valid" else n * s)
+        spatial.append(n * s + max(effective - s, 0) if padding == "valid" else n * s)
     out_shape = (x.shape[0], *spatial, w.shape[-2])
     out = backend.conv_backward_input(x, w, out_shape, strides, padding, dilation, 1)
 

@@ -68,7 +68,8 @@ def power(x1, x2):
         if needs[0]:
             grad_a = unbroadcast(g * b * a ** (b - 1), _shape(a))
         if needs[1]:
-            grad_b = unbroadcast(g * out * xp().log(a), _shape(b))
+            log_a = xp().log(a).astype(out.dtype, copy=False)  # a Python base gives float64
+            grad_b = unbroadcast(g * out * log_a, _shape(b))
         return grad_a, grad_b
 
     return record(out, (x1, x2), backward, "power")
@@ -204,7 +205,7 @@ def _extremum(name, reduce):
         out = reduce(a, axis=axes, keepdims=True)
 
         def backward(g, needs):
-            hits = a == out
+            hits = (a == out).astype(g.dtype)
             share = hits / hits.sum(axis=axes, keepdims=True)
             return (expand_reduced(g, axes, keepdims, a.shape) * share,)
 

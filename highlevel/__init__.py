@@ -1,0 +1,1 @@
+"""Models, training, losses, metrics, optimizers, callbacks, saving and wrappers."""

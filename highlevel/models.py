@@ -1,0 +1,6 @@
+"""``lamina.models``: model classes and model-level helpers, as ``keras.models``."""
+
+from .model import Model, clone_model
+from .sequential import Sequential
+
+__all__ = ["Model", "Sequential", "clone_model"]

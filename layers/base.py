@@ -1,0 +1,432 @@
+"""The ``Layer`` base class: the Keras contract.
+
+``__init__`` stores config, ``build(input_shape)`` makes weights with ``add_weight``,
+``call(inputs, training=None, mask=None)`` computes, ``get_config`` round-trips every
+constructor argument. ``__call__`` builds on first use, checks the input once against
+``input_spec``, records a node when called on symbolic tensors (functional API) and
+otherwise runs ``call`` directly.
+"""
+
+import inspect
+import re
+
+import numpy as np
+
+from ..backends import autodiff, no_grad, state
+from ..backends.autodiff import Tensor, Variable
+from ..backends.registry import Registry
+from . import initializers as initializers_module
+from . import regularizers as regularizers_module
+from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_structure
+
+LAYERS = Registry("layer")
+
+_name_counts = {}
+
+
+def unique_name(base):
+    """Keras-style default names: ``dense``, ``dense_1``, ``dense_2``, ..."""
+    count = _name_counts.get(base, 0)
+    _name_counts[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+def snake_case(class_name):
+    """``"Conv2D"`` -> ``"conv2d"``, ``"MultiHeadAttention"`` -> ``"multi_head_attention"``."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+class InputSpec:
+    """What a layer accepts: ``ndim`` (exact rank), ``min_ndim``, ``axes`` ({axis: size}).
+
+    Checked once per call in ``Layer.__call__`` so every layer reports bad input the same way.
+    """
+
+    __slots__ = ("ndim", "min_ndim", "axes")
+
+    def __init__(self, ndim=None, min_ndim=None, axes=None):
+        self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
+
+
+class Layer:
+    """Base class of every layer.
+
+    Args:
+        name: unique name; defaults to the snake-cased class name with a counter.
+        trainable: whether the layer's weights are trained.
+        dtype: the dtype of weights and computations (default ``floatx()``).
+        input_shape: optional shape without the batch axis, for the first layer of a
+            ``Sequential`` model (as in Keras).
+
+    Subclasses implement ``build``, ``call`` and ``get_config``. Example:
+
+        >>> class Scale(Layer):
+        ...     def build(self, input_shape):
+        ...         self.w = self.add_weight("w", (input_shape[-1],), "ones")
+        ...     def call(self, inputs):
+        ...         return inputs * self.w
+    """
+
+    supports_masking = False
+    input_spec = None
+    _call_accepts_training = False
+    _call_accepts_mask = False
+    _overrides_compute_output_shape = False
+
+    def __init_subclass__(cls, **kwargs):
+        # Resolve the call signature once per class, never per call (Keras' overhead).
+        super().__init_subclass__(**kwargs)
+        parameters = inspect.signature(cls.call).parameters
+        cls._call_accepts_training = "training" in parameters
+        cls._call_accepts_mask = "mask" in parameters
+        cls._overrides_compute_output_shape = (
+            cls.compute_output_shape is not Layer.compute_output_shape)
+
+    def __init__(self, name=None, trainable=True, dtype=None, input_shape=None):
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"layer name must be a string, got {name!r}")
+        self._name = name or unique_name(snake_case(type(self).__name__))
+        self._trainable = bool(trainable)
+        self.dtype = np.dtype(dtype or state.floatx()).name
+        self.built = False
+        self._own_weights = []
+        self._sublayers = []
+        self._inbound_nodes = []
+        self._call_losses = []
+        self.activity_regularizer = None
+        self._build_input_shape = None
+        if input_shape is not None:
+            self._batch_input_shape = (None,) + tuple(input_shape)
+        else:
+            self._batch_input_shape = None
+
+    # ------------------------------------------------------------------ attributes
+    def __setattr__(self, key, value):
+        # Track sublayers assigned as attributes (alone or in lists), as Keras does.
+        if isinstance(value, Layer) and key != "_outer" and "_sublayers" in self.__dict__:
+            if value not in self._sublayers:
+                self._sublayers.append(value)
+        elif isinstance(value, (list, tuple)) and "_sublayers" in self.__dict__:
+            for item in value:
+                if isinstance(item, Layer) and item not in self._sublayers:
+                    self._sublayers.append(item)
+        object.__setattr__(self, key, value)
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        self._sync_requires_grad(True)
+
+    def _sync_requires_grad(self, parent_trainable):
+        enabled = parent_trainable and self._trainable
+        for weight in self._own_weights:
+            weight.requires_grad = enabled and weight.trainable
+        for layer in self._sublayers:
+            layer._sync_requires_grad(enabled)
+
+    # ------------------------------------------------------------------ weights
+    def add_weight(self, name, shape, initializer="glorot_uniform", dtype=None,
+                   trainable=True, regularizer=None, constraint=None):
+        """Create a weight Variable owned by this layer.
+
+        Args:
+            name: Keras' weight name (``"kernel"``, ``"bias"``, ``"gamma"``, ...).
+            shape: tuple of ints.
+            initializer: a name, config dict or Initializer.
+            trainable: ``False`` for state such as moving statistics.
+            regularizer: optional penalty added to the training loss.
+        Returns:
+            The :class:`Variable`.
+        """
+        shape = tuple(int(s) for s in shape)
+        if any(s < 0 for s in shape):
+            raise ValueError(f"Layer '{self.name}' weight '{name}' needs a non-negative "
+                             f"shape, got {shape}")
+        dtype = dtype or self.dtype
+        value = initializers_module.get(initializer)(shape, dtype=dtype)
+        variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        variable.requires_grad = trainable and self._trainable
+        variable.path = f"{self.name}/{name}"
+        variable.regularizer = None if regularizer is None else regularizers_module.get(regularizer)
+        variable.constraint = constraint
+        self._own_weights.append(variable)
+        return variable
+
+    def _tracked_layers(self):
+        return self._sublayers
+
+    @property
+    def weights(self):
+        """All weights: this layer's (trainable, then non-trainable), then each sublayer's,
+        in Keras 3's order."""
+        result = [w for w in self._own_weights if w.trainable]
+        result += [w for w in self._own_weights if not w.trainable]
+        for layer in self._tracked_layers():
+            result.extend(w for w in layer.weights if all(w is not r for r in result))
+        return result
+
+    @property
+    def trainable_weights(self):
+        if not self._trainable:
+            return []
+        result = [w for w in self._own_weights if w.trainable]
+        for layer in self._tracked_layers():
+            result.extend(w for w in layer.trainable_weights if all(w is not r for r in result))
+        return result
+
+    @property
+    def non_trainable_weights(self):
+        if not self._trainable:
+            result = list(self._own_weights)
+            for layer in self._tracked_layers():
+                result.extend(w for w in layer.weights if all(w is not r for r in result))
+            return result
+        result = [w for w in self._own_weights if not w.trainable]
+        for layer in self._tracked_layers():
+            result.extend(w for w in layer.non_trainable_weights
+                          if all(w is not r for r in result))
+        return result
+
+    def get_weights(self):
+        """The weights' values as NumPy arrays, in ``weights`` order."""
+        return [w.numpy().copy() for w in self.weights]
+
+    def set_weights(self, weights):
+        """Set every weight from NumPy arrays (same order, count and shapes as ``weights``).
+
+        Everything is checked before anything is assigned.
+        """
+        targets = self.weights
+        weights = list(weights)
+        if len(weights) != len(targets):
+            raise ValueError(f"Layer '{self.name}' expects {len(targets)} weight arrays, "
+                             f"got {len(weights)}")
+        for target, value in zip(targets, weights):
+            if tuple(np.shape(value)) != target.shape:
+                raise ValueError(f"Layer '{self.name}' weight '{target.name}' has shape "
+                                 f"{target.shape}, got an array of shape {np.shape(value)}")
+        for target, value in zip(targets, weights):
+            target.assign(value)
+
+    def count_params(self):
+        """Total number of scalars in the layer's weights."""
+        return int(sum(int(np.prod(w.shape)) for w in self.weights))
+
+    # ------------------------------------------------------------------ losses
+    def add_loss(self, loss):
+        """Add a scalar Tensor penalty to the training loss (for this forward pass)."""
+        self._call_losses.append(loss)
+
+    @property
+    def losses(self):
+        """Penalties of this layer and its sublayers: activity losses of the last forward
+        pass plus weight-regularization penalties (recomputed, so they carry gradients)."""
+        result = list(self._call_losses)
+        for weight in self._own_weights:
+            regularizer = getattr(weight, "regularizer", None)
+            if regularizer is not None:
+                result.append(regularizer(weight))
+        for layer in self._tracked_layers():
+            result.extend(layer.losses)
+        return result
+
+    def _clear_call_losses(self):
+        self._call_losses.clear()
+        for layer in self._tracked_layers():
+            layer._clear_call_losses()
+
+    # ------------------------------------------------------------------ contract
+    def build(self, input_shape):
+        """Create weights for inputs of ``input_shape`` (batch axis ``None``)."""
+        self.built = True
+
+    def call(self, inputs):
+        """The computation; override in subclasses."""
+        raise NotImplementedError(f"Layer '{self.name}' ({type(self).__name__}) defines no call()")
+
+    def compute_output_shape(self, input_shape):
+        """Output shape for ``input_shape``; by default found by tracing ``call`` (see
+        :meth:`_traced_output_shape`)."""
+        placeholders = _rebuild_shapes(input_shape, iter(
+            SymbolicTensor(shape, dtype) for shape, dtype in
+            zip(_flat_shapes(input_shape), self._trace_dtypes(input_shape))))
+        return self._traced_output_shape((placeholders,), {})
+
+    def _trace_dtypes(self, input_shape):
+        return getattr(self, "_last_input_dtypes", None) or [self.dtype] * len(
+            _flat_shapes(input_shape))
+
+    def _traced_output_shape(self, args, kwargs):
+        """Run ``call`` twice on zeros standing for the symbolic arguments, with unknown
+        axes set to 2 and then 3; output axes that differ between the runs are unknown."""
+        traced = []
+        xp = state.backend().xp
+        for unknown in (2, 3):
+            def placeholder(leaf):
+                if not isinstance(leaf, SymbolicTensor):
+                    return leaf
+                shape = tuple(unknown if s is None else s for s in leaf.shape)
+                return Tensor(xp.zeros(shape, dtype=leaf.dtype))
+
+            call_args = [map_structure(placeholder, a) for a in args]
+            call_kwargs = {k: map_structure(placeholder, v) for k, v in kwargs.items()}
+            if self._call_accepts_training:
+                call_kwargs["training"] = False
+            with no_grad():
+                outputs = self.call(*call_args, **call_kwargs)
+            self._clear_call_losses()
+            traced.append(map_structure(lambda t: tuple(t.shape), outputs))
+        return _merge_traced_shapes(*traced)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input mask when ``supports_masking``, else None."""
+        return mask if self.supports_masking else None
+
+    def registered_class_name(self):
+        """The class name saved in configs (a public, registered name)."""
+        return type(self).__name__
+
+    def get_config(self):
+        """Constructor arguments as a JSON-serializable dict (Keras' base keys)."""
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = list(self._batch_input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """Rebuild a layer from ``get_config()`` output."""
+        config = dict(config)
+        batch_input_shape = config.pop("batch_input_shape", None)
+        if batch_input_shape is not None:
+            config["input_shape"] = tuple(batch_input_shape[1:])
+        return cls(**config)
+
+    # ------------------------------------------------------------------ calling
+    def _maybe_build(self, input_shape):
+        if not self.built:
+            self._check_input_spec(input_shape)
+            self._build_input_shape = input_shape
+            self.build(input_shape)
+            self.built = True
+
+    def _check_input_spec(self, input_shape):
+        spec = self.input_spec
+        if spec is None or not is_shape(input_shape):
+            return
+        rank = len(input_shape)
+        expected = None
+        if spec.ndim is not None and rank != spec.ndim:
+            expected = f"input of rank {spec.ndim}"
+        elif spec.min_ndim is not None and rank < spec.min_ndim:
+            expected = f"input of rank >= {spec.min_ndim}"
+        else:
+            for axis, size in spec.axes.items():
+                if -rank <= axis < rank and input_shape[axis] is not None \
+                        and input_shape[axis] != size:
+                    dims = [None] * rank
+                    dims[axis] = size
+                    expected = f"input of shape {tuple(dims)}"
+                    break
+        if expected is not None:
+            raise ValueError(f"Layer '{self.name}' expects {expected}, "
+                             f"got input of shape {tuple(input_shape)}")
+
+    def __call__(self, inputs, *args, **kwargs):
+        if is_symbolic(inputs):
+            return self._call_symbolic(inputs, args, kwargs)
+        if type(inputs) is not Tensor:
+            inputs = self._convert_inputs(inputs)
+        if not self.built:
+            self._maybe_build(_shape_of(inputs))
+        elif self.input_spec is not None and type(inputs) is Tensor:
+            self._check_input_spec(inputs.data.shape)
+        if not self._call_accepts_training:
+            kwargs.pop("training", None)
+        if not self._call_accepts_mask:
+            kwargs.pop("mask", None)
+        outputs = self.call(inputs, *args, **kwargs)
+        if self.activity_regularizer is not None:
+            for output in flatten(outputs):
+                self.add_loss(self.activity_regularizer(output) / output.shape[0])
+        return outputs
+
+    def _convert_inputs(self, inputs):
+        def convert(value):
+            if isinstance(value, Tensor) or value is None:
+                return value
+            array = autodiff.as_engine_array(value)
+            if array.dtype.kind == "f" and array.dtype != self.dtype:
+                array = array.astype(self.dtype)
+            return Tensor(array)
+
+        if isinstance(inputs, (list, tuple, dict)):
+            return map_structure(convert, inputs)
+        return convert(inputs)
+
+    def _call_symbolic(self, inputs, args, kwargs):
+        input_shape = map_structure(lambda t: t.shape, inputs)
+        self._last_input_dtypes = [t.dtype for t in flatten(inputs)]
+        self._maybe_build(input_shape)
+        self._check_input_spec(input_shape)
+        extra_symbolic = any(is_symbolic(a) for a in args) or any(
+            is_symbolic(v) for v in kwargs.values())
+        if self._overrides_compute_output_shape and not extra_symbolic:
+            output_shape = self.compute_output_shape(input_shape)
+        else:
+            output_shape = self._traced_output_shape((inputs, *args), kwargs)
+        node = Node(self, (inputs, *args), kwargs)
+        output_dtype = self._output_dtype(inputs)
+        if is_shape(output_shape):
+            outputs = SymbolicTensor(output_shape, output_dtype, node, 0)
+            node.outputs = [outputs]
+        else:
+            node.outputs = [SymbolicTensor(shape, output_dtype, node, i)
+                            for i, shape in enumerate(output_shape)]
+            outputs = list(node.outputs)
+        self._inbound_nodes.append(node)
+        return outputs
+
+    def _output_dtype(self, inputs):
+        return self.dtype
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+def _shape_of(inputs):
+    if isinstance(inputs, Tensor):
+        return tuple(inputs.data.shape)
+    return map_structure(lambda t: None if t is None else tuple(t.shape), inputs)
+
+
+def _flat_shapes(structure):
+    if is_shape(structure):
+        return [tuple(structure)]
+    if isinstance(structure, dict):
+        return [s for key in sorted(structure) for s in _flat_shapes(structure[key])]
+    return [s for item in structure for s in _flat_shapes(item)]
+
+
+def _rebuild_shapes(structure, leaves):
+    """``structure`` of shapes with each shape replaced by the next of ``leaves``."""
+    if is_shape(structure):
+        return next(leaves)
+    if isinstance(structure, dict):
+        return {key: _rebuild_shapes(structure[key], leaves) for key in sorted(structure)}
+    return [_rebuild_shapes(item, leaves) for item in structure]
+
+
+def _merge_traced_shapes(first, second):
+    if is_shape(first):
+        return tuple(a if a == b else None for a, b in zip(first, second))
+    return [_merge_traced_shapes(a, b) for a, b in zip(first, second)]

@@ -1,0 +1,205 @@
+"""Normalization layers: BatchNormalization and LayerNormalization (last axis)."""
+
+from ..backends import ops
+from . import initializers as initializers_module
+from . import regularizers as regularizers_module
+from .base import LAYERS, InputSpec, Layer
+from .convolution import layer_error
+
+
+def _last_axis_only(layer, axis):
+    """Keras' ``axis`` (int or one-element list) as an int; only the last axis is
+    implemented, checked against the input rank in ``build``."""
+    value = axis
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        value = axis[0]
+    if not hasattr(value, "__index__") or isinstance(value, bool):
+        raise layer_error(layer, f"supports only the last axis (axis=-1), got axis={axis!r}")
+    return int(value)
+
+
+def _check_axis_is_last(layer, axis, input_shape):
+    rank = len(input_shape)
+    if axis not in (-1, rank - 1):
+        raise layer_error(layer, f"supports only the last axis (axis=-1), got axis={axis} "
+                                 f"for input of shape {tuple(input_shape)}")
+    if input_shape[-1] is None:
+        raise layer_error(layer, f"needs a known last dimension, got input shape "
+                                 f"{tuple(input_shape)}")
+    return input_shape[-1]
+
+
+class BaseNormalization(Layer):
+    """``gamma`` / ``beta`` handling shared by the normalization layers."""
+
+    supports_masking = True
+
+    def _init_affine(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                     beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint):
+        self.axis = _last_axis_only(self, axis)
+        if not epsilon > 0:
+            raise layer_error(self, f"needs epsilon > 0, got {epsilon!r}")
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = initializers_module.get(beta_initializer)
+        self.gamma_initializer = initializers_module.get(gamma_initializer)
+        self.beta_regularizer = regularizers_module.get(beta_regularizer)
+        self.gamma_regularizer = regularizers_module.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.gamma = self.beta = None
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def _build_affine(self, input_shape, scale=None, center=None):
+        """Creates ``gamma`` then ``beta`` (Keras' order); returns the channel count."""
+        channels = _check_axis_is_last(self, self.axis, input_shape)
+        scale = self.scale if scale is None else scale
+        center = self.center if center is None else center
+        if scale:
+            self.gamma = self.add_weight("gamma", (channels,), self.gamma_initializer,
+                                         regularizer=self.gamma_regularizer,
+                                         constraint=self.gamma_constraint)
+        if center:
+            self.beta = self.add_weight("beta", (channels,), self.beta_initializer,
+                                        regularizer=self.beta_regularizer,
+                                        constraint=self.beta_constraint)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: channels})
+        return channels
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale,
+                "beta_initializer": initializers_module.serialize(self.beta_initializer),
+                "gamma_initializer": initializers_module.serialize(self.gamma_initializer),
+                "beta_regularizer": regularizers_module.serialize(self.beta_regularizer),
+                "gamma_regularizer": regularizers_module.serialize(self.gamma_regularizer),
+                "beta_constraint": None, "gamma_constraint": None}
+
+
+@LAYERS.register()
+class BatchNormalization(BaseNormalization):
+    """Normalizes each channel (last axis) with batch statistics while training and with
+    moving statistics at inference.
+
+    Training (``training=True`` and the layer trainable): ``y = (x - mean_batch) /
+    sqrt(var_batch + epsilon) * gamma + beta``, then ``moving = moving * momentum +
+    batch * (1 - momentum)`` (biased batch variance, as Keras). Inference, or a frozen
+    layer (``trainable=False``, as Keras): the same formula with the moving statistics.
+
+    Args:
+        axis: only ``-1`` (channels-last) is supported.
+        momentum, epsilon: Keras' defaults 0.99 and 1e-3.
+        center, scale: learn ``beta`` / ``gamma``.
+    Weights: ``gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``
+    (non-trainable), each (channels,).
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, synchronized=False, renorm=False,
+                 renorm_clipping=None, renorm_momentum=0.99, name=None, trainable=True,
+                 dtype=None, input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        self._init_affine(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+        if not 0.0 <= momentum <= 1.0:
+            raise layer_error(self, f"needs momentum in [0, 1], got {momentum!r}")
+        if renorm:
+            raise layer_error(self, "does not support renorm=True")
+        self.momentum = float(momentum)
+        self.moving_mean_initializer = initializers_module.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers_module.get(moving_variance_initializer)
+        self.synchronized = bool(synchronized)
+        self.renorm, self.renorm_clipping, self.renorm_momentum = False, renorm_clipping, \
+            renorm_momentum
+
+    def build(self, input_shape):
+        channels = self._build_affine(input_shape)
+        self.moving_mean = self.add_weight("moving_mean", (channels,),
+                                           self.moving_mean_initializer, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", (channels,),
+                                               self.moving_variance_initializer,
+                                               trainable=False)
+        self.built = True
+
+    def _frozen(self):
+        """True when this layer or a model containing it is not trainable (then it runs in
+        inference mode, as Keras)."""
+        if not self.trainable:
+            return True
+        for weight in (self.gamma, self.beta):
+            if weight is not None:
+                return not weight.requires_grad and weight.trainable
+        return False
+
+    def call(self, inputs, training=None, mask=None):
+        if training and not self._frozen():
+            outputs, mean, variance = ops.batch_normalization_train(
+                inputs, self.gamma, self.beta, self.epsilon)
+            self._update_moving(self.moving_mean, mean)
+            self._update_moving(self.moving_variance, variance)
+            return outputs
+        inv_std = 1.0 / ops.sqrt(self.moving_variance.data + self.epsilon)
+        multiplier = inv_std if self.gamma is None else ops.multiply(self.gamma, inv_std)
+        offset = ops.negative(ops.multiply(self.moving_mean.data, multiplier))
+        if self.beta is not None:
+            offset = ops.add(offset, self.beta)
+        return ops.add(ops.multiply(inputs, multiplier), offset)
+
+    def _update_moving(self, variable, batch_value):
+        data = variable.data
+        data *= self.momentum
+        data += (1.0 - self.momentum) * batch_value.astype(data.dtype, copy=False)
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum,
+                "moving_mean_initializer":
+                    initializers_module.serialize(self.moving_mean_initializer),
+                "moving_variance_initializer":
+                    initializers_module.serialize(self.moving_variance_initializer),
+                "synchronized": self.synchronized, "renorm": self.renorm,
+                "renorm_clipping": self.renorm_clipping,
+                "renorm_momentum": self.renorm_momentum}
+
+
+@LAYERS.register()
+class LayerNormalization(BaseNormalization):
+    """Normalizes each sample over its last axis: ``y = (x - mean) / sqrt(var + epsilon) *
+    gamma + beta`` (biased variance, ``epsilon=1e-3`` as Keras). With
+    ``rms_scaling=True`` (Keras' formula: the centred variance, not the mean square):
+    ``y = x / sqrt(var + epsilon) * gamma``, no ``beta``, ``center``/``scale`` ignored.
+
+    Weights: ``gamma``, ``beta``, each (features,).
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 name=None, trainable=True, dtype=None, input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        self.rms_scaling = bool(rms_scaling)
+        self._init_affine(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+
+    def build(self, input_shape):
+        if self.rms_scaling:
+            self._build_affine(input_shape, scale=True, center=False)
+        else:
+            self._build_affine(input_shape)
+        self.built = True
+
+    def call(self, inputs):
+        if self.rms_scaling:
+            variance = ops.var(inputs, axis=-1, keepdims=True)
+            outputs = inputs / ops.sqrt(variance + self.epsilon)
+            return outputs if self.gamma is None else outputs * self.gamma
+        return ops.layer_normalization(inputs, self.gamma, self.beta, self.epsilon)
+
+    def get_config(self):
+        return {**super().get_config(), "rms_scaling": self.rms_scaling}

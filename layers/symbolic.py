@@ -1,0 +1,106 @@
+"""Symbolic tensors and nodes: what calling a layer on ``Input(...)`` records for the
+functional API. A model walks these nodes; no array is computed here."""
+
+
+class SymbolicTensor:
+    """A placeholder with a shape (batch axis ``None``) and dtype, produced by ``Input`` or
+    by calling a layer on symbolic tensors.
+
+    Attributes:
+        shape: tuple of ints or ``None``.
+        dtype: dtype name.
+        node: the :class:`Node` that produced it.
+        index: which output of that node it is.
+    """
+
+    __slots__ = ("shape", "dtype", "node", "index", "name")
+
+    def __init__(self, shape, dtype, node=None, index=0, name=None):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.node = node
+        self.index = index
+        self.name = name
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        layer = self.node.layer.name if self.node is not None else None
+        return f"<SymbolicTensor shape={self.shape} dtype={self.dtype} from layer={layer!r}>"
+
+
+class Node:
+    """One call of a layer on symbolic inputs.
+
+    Attributes:
+        layer: the layer called.
+        args: the call's positional arguments (tensors, lists/dicts of tensors, constants).
+        kwargs: the call's keyword arguments (symbolic tensors allowed, e.g. ``mask=``).
+        outputs: flat list of output :class:`SymbolicTensor`.
+    """
+
+    __slots__ = ("layer", "args", "kwargs", "outputs")
+
+    def __init__(self, layer, args, kwargs):
+        self.layer = layer
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs)
+        self.outputs = []
+
+    @property
+    def flat_inputs(self):
+        """Every symbolic tensor among the call's arguments, in order."""
+        leaves = flatten(list(self.args)) + flatten(self.kwargs)
+        return [leaf for leaf in leaves if isinstance(leaf, SymbolicTensor)]
+
+    @property
+    def parents(self):
+        """Nodes producing this node's inputs."""
+        return [t.node for t in self.flat_inputs]
+
+
+def is_symbolic(value):
+    """True when ``value`` is, or (for lists/tuples/dicts) holds, a symbolic tensor."""
+    if isinstance(value, SymbolicTensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, SymbolicTensor) for v in value)
+    if isinstance(value, dict):
+        return any(isinstance(v, SymbolicTensor) for v in value.values())
+    return False
+
+
+def flatten(structure):
+    """A flat list of the leaves of a tensor, list/tuple or dict (dicts by sorted key)."""
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+    return [structure]
+
+
+def pack_like(structure, flat):
+    """Rebuild ``structure``'s nesting from the leaves in ``flat`` (inverse of flatten)."""
+    leaves = iter(flat)
+
+    def rebuild(item):
+        if isinstance(item, (list, tuple)):
+            return type(item)(rebuild(v) for v in item)
+        if isinstance(item, dict):
+            return {key: rebuild(item[key]) for key in sorted(item)}
+        return next(leaves)
+
+    return rebuild(structure)
+
+
+def map_structure(fn, structure):
+    """Apply ``fn`` to every leaf, keeping the nesting."""
+    return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def is_shape(value):
+    """True for one shape (a tuple/list of ints or None), False for a list of shapes."""
+    return isinstance(value, (tuple, list)) and all(
+        v is None or isinstance(v, int) for v in value)

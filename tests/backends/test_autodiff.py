@@ -1,0 +1,240 @@
+"""The autodiff engine: accumulation, graph freeing, no_grad, Variables, dtypes, seeding."""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+from lamina.backends import FreedGraphError
+from lamina.backends.autodiff import record
+
+
+def tensor(values, dtype="float64"):
+    """A float Tensor that records its ops."""
+    return lamina.Tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+# ------------------------------------------------------------------ accumulation
+def test_tensor_used_several_times_accumulates(engine):
+    x = tensor([1.0, -2.0, 3.0])
+    (gx,) = lamina.grad(ops.sum(x * x + x), [x])
+    np.testing.assert_allclose(gx.numpy(), 2 * x.numpy() + 1)
+
+
+def test_diamond_graph(engine):
+    x = tensor([0.5, 1.5])
+    shared = ops.exp(x)
+    left, right = shared * 3.0, ops.square(shared)
+    (gx,) = lamina.grad(ops.sum(left + right), [x])
+    e = np.exp(x.numpy())
+    np.testing.assert_allclose(gx.numpy(), 3 * e + 2 * e * e)
+
+
+def test_grad_with_respect_to_intermediate_and_several_sources(engine):
+    x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    w = lamina.Variable(np.array([[0.5], [-1.0]]), name="w")
+    hidden = x @ w
+    loss = ops.sum(ops.square(hidden))
+    gx, gw, gh = lamina.grad(loss, [x, w, hidden])
+    h = x.numpy() @ w.numpy()
+    np.testing.assert_allclose(gh.numpy(), 2 * h)
+    np.testing.assert_allclose(gw.numpy(), x.numpy().T @ (2 * h))
+    np.testing.assert_allclose(gx.numpy(), (2 * h) @ w.numpy().T)
+
+
+def test_single_source_returns_a_tensor_and_unused_source_gets_zeros(engine):
+    x, unused = tensor([2.0, 3.0]), tensor([[1.0, 1.0, 1.0]])
+    gx = lamina.grad(ops.sum(x * 4.0), x)
+    assert isinstance(gx, lamina.Tensor)
+    np.testing.assert_array_equal(gx.numpy(), [4.0, 4.0])
+    (g_unused,) = lamina.grad(ops.sum(x * 1.0), [unused])
+    np.testing.assert_array_equal(g_unused.numpy(), np.zeros((1, 3)))
+
+
+def test_output_gradient_for_non_scalar_loss(engine):
+    x = tensor([1.0, 2.0, 3.0])
+    (gx,) = lamina.grad(x * x, [x], output_gradient=np.array([1.0, 0.0, -1.0]))
+    np.testing.assert_array_equal(gx.numpy(), [2.0, 0.0, -6.0])
+
+
+def test_grad_argument_errors(engine):
+    x = tensor([1.0])
+    with pytest.raises(TypeError, match="position 1"):
+        lamina.grad(ops.sum(x * 2.0), [x, np.ones(1)])
+    with pytest.raises(TypeError, match="Tensor loss"):
+        lamina.grad(3.0, [x])
+
+
+# ------------------------------------------------------------------ recording
+def test_no_grad_records_nothing(engine):
+    x = tensor([1.0, 2.0])
+    with lamina.no_grad():
+        assert not lamina.backends.is_recording()
+        y = ops.tanh(x * 2.0)
+    assert lamina.backends.is_recording()
+    assert y.node is None and not y.requires_grad
+    np.testing.assert_allclose(y.numpy(), np.tanh([2.0, 4.0]))
+
+
+def test_no_grad_restores_recording_after_an_error(engine):
+    with pytest.raises(RuntimeError):
+        with lamina.no_grad():
+            raise RuntimeError("boom")
+    assert lamina.backends.is_recording()
+
+
+def test_constants_record_nothing(engine):
+    y = ops.exp(lamina.Tensor(np.ones(3))) * np.ones(3)
+    assert y.node is None and not y.requires_grad
+
+
+def test_freed_graph_raises_clear_error(engine):
+    x = tensor([1.0, 2.0])
+    loss = ops.sum(ops.exp(x) * 2.0)
+    lamina.grad(loss, [x])
+    with pytest.raises(FreedGraphError, match="already freed.*retain_graph=True"):
+        lamina.grad(loss, [x])
+    assert issubclass(FreedGraphError, RuntimeError)
+
+
+def test_retain_graph_allows_a_second_walk(engine):
+    x = tensor([1.0, 2.0])
+    loss = ops.sum(ops.exp(x) * 2.0)
+    (first,) = lamina.grad(loss, [x], retain_graph=True)
+    (second,) = lamina.grad(loss, [x])
+    np.testing.assert_allclose(first.numpy(), 2 * np.exp([1.0, 2.0]))
+    np.testing.assert_array_equal(first.numpy(), second.numpy())
+
+
+def test_frozen_variable_gets_no_node_and_no_gradient_work(engine):
+    frozen = lamina.Variable(np.ones((2, 2)), trainable=False, name="frozen")
+    assert not frozen.requires_grad
+    assert (frozen * 3.0).node is None
+    trainable = lamina.Variable(np.full((2, 2), 2.0), name="kernel")
+    seen = []
+
+    def scaled_product(a, b):
+        def backward(g, needs):
+            seen.append(needs)
+            return (g * b.data if needs[0] else None, g * a.data if needs[1] else None)
+
+        return record(a.data * b.data, (a, b), backward, "scaled_product")
+
+    g_frozen, g_trainable = lamina.grad(ops.sum(scaled_product(frozen, trainable)),
+                                        [frozen, trainable])
+    assert seen == [(False, True)]
+    np.testing.assert_array_equal(g_trainable.numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(g_frozen.numpy(), np.zeros((2, 2)))
+    frozen.trainable = True
+    assert frozen.requires_grad and (frozen * 3.0).node is not None
+
+
+def test_harness_detects_a_wrong_gradient(check_op):
+    def wrong_square(x):  # the harness passes differentiable inputs as Tensors
+        return record(x.data * x.data, (x,), lambda g, needs: (g * 2.1 * x.data,),
+                      "wrong_square")
+
+    with pytest.raises(AssertionError, match="finite differences"):
+        check_op(wrong_square, [np.array([0.3, -1.2])], check_float32=False)
+
+
+# ------------------------------------------------------------------ Tensor and Variable
+def test_tensor_from_python_data_uses_floatx(engine):
+    assert lamina.Tensor([1, 2, 3]).dtype == np.float32
+    assert lamina.Tensor(2.5).shape == ()
+    assert lamina.Tensor(np.arange(3)).dtype == np.arange(3).dtype
+    assert lamina.Tensor([1, 2], dtype="int32").dtype == np.int32
+
+
+def test_non_numeric_input_raises_type_error(engine):
+    with pytest.raises(TypeError, match="numeric"):
+        lamina.Tensor(np.array(["a", "b"]))
+    with pytest.raises(TypeError, match="numeric"):
+        lamina.Tensor("not a number")
+    with pytest.raises(TypeError, match="numeric"):
+        ops.add(np.array(["a"]), 1.0)
+
+
+def test_variable_assign(engine):
+    v = lamina.Variable(np.zeros((2, 3), dtype=np.float32), name="kernel")
+    v.assign(np.ones((2, 3)))
+    assert v.dtype == np.float32
+    np.testing.assert_array_equal(v.numpy(), np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"'kernel' has shape \(2, 3\).*shape \(3, 2\)"):
+        v.assign(np.ones((3, 2)))
+    np.testing.assert_array_equal(v.numpy(), np.ones((2, 3)))
+
+
+def test_detach_cuts_the_graph(engine):
+    x = tensor([1.0, 2.0])
+    y = (x * 3.0).detach()
+    assert y.node is None and not y.requires_grad
+    np.testing.assert_array_equal(y.numpy(), [3.0, 6.0])
+
+
+# ------------------------------------------------------------------ dtypes
+def test_float32_stays_float32_with_python_scalars(engine):
+    x = lamina.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), name="x")
+    w = lamina.Variable(np.full((3, 2), 0.5, dtype=np.float32), name="w")
+    steps = [x * 2.0, 1.5 - x, x / 3.0, 2.0 ** x, x ** 2, ops.exp(x * 0.1), x + 1,
+             ops.mean(x, axis=0), ops.sigmoid(x), ops.softmax(x), x @ w,
+             ops.dense(x, w, activation="tanh"), ops.max(x), ops.var(x, axis=1)]
+    for value in steps:
+        assert value.dtype == np.float32, value
+    loss = sum(ops.sum(value) for value in steps)
+    assert loss.dtype == np.float32
+    for gradient in lamina.grad(loss, [x, w]):
+        assert gradient.dtype == np.float32
+
+
+def test_float64_fully_supported(engine):
+    x = lamina.Variable(np.array([[0.3, -0.7], [1.1, 0.2]]), name="x")
+    y = ops.log_softmax(ops.tanh(x @ x) / 0.5 + 1e-12)
+    assert y.dtype == np.float64
+    (gx,) = lamina.grad(ops.sum(y * y), [x])
+    assert gx.dtype == np.float64
+
+    def loss_of(values):
+        shifted = np.tanh(values @ values) / 0.5 + 1e-12
+        log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        return (log_p * log_p).sum()
+
+    numeric = np.zeros((2, 2))
+    for index in np.ndindex(2, 2):
+        step = np.zeros((2, 2))
+        step[index] = 1e-7
+        numeric[index] = (loss_of(x.numpy() + step) - loss_of(x.numpy() - step)) / 2e-7
+    np.testing.assert_allclose(gx.numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_integer_labels_stay_integer(engine):
+    labels = np.array([2, 0, 1], dtype=np.int32)
+    logits = lamina.Variable(np.zeros((3, 3), dtype=np.float32), name="logits")
+    loss = ops.sparse_softmax_cross_entropy(labels, logits)
+    assert loss.dtype == np.float32
+    assert ops.one_hot(labels, 3, dtype="int32").dtype == np.int32
+    assert ops.argmax(logits).dtype.kind == "i"
+
+
+# ------------------------------------------------------------------ seeding
+def _draws():
+    x = np.ones((4, 5), dtype=np.float32)
+    return ops.dropout(x, 0.5).numpy(), np.random.rand(3)
+
+
+def test_set_random_seed_reproducibility(engine):
+    lamina.backends.set_random_seed(42)
+    first_mask, first_numpy = _draws()
+    lamina.backends.set_random_seed(42)
+    second_mask, second_numpy = _draws()
+    lamina.backends.set_random_seed(43)
+    other_mask, _ = _draws()
+    np.testing.assert_array_equal(first_mask, second_mask)
+    np.testing.assert_array_equal(first_numpy, second_numpy)
+    assert not np.array_equal(first_mask, other_mask)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
+def test_set_random_seed_rejects_bad_seeds(seed):
+    with pytest.raises(ValueError, match="non-negative int"):
+        lamina.backends.set_random_seed(seed)

@@ -1,0 +1,269 @@
+"""Convolution kernels and the ops on them: ``conv``, ``depthwise_conv``, ``conv_transpose``.
+
+Forward results are compared with a plain-NumPy reference that loops over output pixels
+(and, for the transposed convolution, a scatter-add loop over input pixels); gradients
+with central finite differences in float64 through ``lamina.grad`` (the shared
+``check_op`` harness, which also checks that float32 stays float32).
+"""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+from lamina.backends import conv_kernels
+
+RNG = np.random.default_rng(11)
+
+
+def rand(*shape):
+    return RNG.uniform(-1.0, 1.0, size=shape)
+
+
+# ------------------------------------------------------------------ references
+
+
+def reference_padding(n, k, s, d, padding):
+    """(out, before) for one axis: TF/Keras rule, written independently of the kernels."""
+    effective = (k - 1) * d + 1
+    if padding == "valid":
+        return (n - effective) // s + 1, 0
+    if padding == "causal":
+        return int(np.ceil(n / s)), effective - 1
+    out = int(np.ceil(n / s))
+    total = max((out - 1) * s + effective - n, 0)
+    return out, total // 2
+
+
+def reference_conv(x, w, strides=1, padding="valid", dilation_rate=1):
+    """Cross-correlation by explicit loops over output pixels, taps and groups."""
+    rank = x.ndim - 2
+    strides = (strides,) * rank if isinstance(strides, int) else tuple(strides)
+    dilation = (dilation_rate,) * rank if isinstance(dilation_rate, int) else tuple(dilation_rate)
+    ksize = w.shape[:-2]
+    cin, cin_g, cout = x.shape[-1], w.shape[-2], w.shape[-1]
+    groups = cin // cin_g
+    cout_g = cout // groups
+    geometry = [reference_padding(n, k, s, d, padding)
+                for n, k, s, d in zip(x.shape[1:-1], ksize, strides, dilation)]
+    out = np.zeros((x.shape[0],) + tuple(o for o, _ in geometry) + (cout,))
+    for position in np.ndindex(*out.shape[1:-1]):
+        for tap in np.ndindex(*ksize):
+            index = []
+            for p, k, s, d, (_, before), n in zip(position, tap, strides, dilation,
+                                                  geometry, x.shape[1:-1]):
+                index.append(p * s + k * d - before)
+            if any(i < 0 or i >= n for i, n in zip(index, x.shape[1:-1])):
+                continue
+            pixel = x[(slice(None),) + tuple(index)]                # (batch, cin)
+            for g in range(groups):
+                out[(slice(None),) + position + (slice(g * cout_g, (g + 1) * cout_g),)] += (
+                    pixel[:, g * cin_g:(g + 1) * cin_g] @ w[tap][:, g * cout_g:(g + 1) * cout_g])
+    return out
+
+
+def reference_depthwise(x, w, strides=1, padding="valid", dilation_rate=1):
+    """Depthwise conv by loops: output channel c * multiplier + m reads input channel c."""
+    cin, mult = w.shape[-2], w.shape[-1]
+    out = []
+    for c in range(cin):
+        out.append(reference_conv(x[..., c:c + 1], w[..., c:c + 1, :], strides, padding,
+                                  dilation_rate))
+    return np.concatenate(out, axis=-1)
+
+
+def reference_conv_transpose(x, w, strides=1, padding="valid", dilation_rate=1):
+    """Scatter-add: every input pixel adds ``x[p] @ w[tap].T`` at ``p * s + tap * d``,
+    then the result is cropped to Keras' output size."""
+    rank = x.ndim - 2
+    strides = (strides,) * rank if isinstance(strides, int) else tuple(strides)
+    dilation = (dilation_rate,) * rank if isinstance(dilation_rate, int) else tuple(dilation_rate)
+    ksize = w.shape[:-2]
+    sizes, befores, full = [], [], []
+    for n, k, s, d in zip(x.shape[1:-1], ksize, strides, dilation):
+        effective = (k - 1) * d + 1
+        length = n * s + max(effective - s, 0) if padding == "valid" else n * s
+        total = max((n - 1) * s + effective - length, 0)
+        sizes.append(length)
+        befores.append(total // 2)
+        full.append(max((n - 1) * s + effective, length + total // 2))
+    buffer = np.zeros((x.shape[0],) + tuple(full) + (w.shape[-2],))
+    for position in np.ndindex(*x.shape[1:-1]):
+        for tap in np.ndindex(*ksize):
+            index = tuple(p * s + k * d for p, k, s, d in zip(position, tap, strides, dilation))
+            buffer[(slice(None),) + index] += x[(slice(None),) + position] @ w[tap].T
+    crop = tuple(slice(b, b + n) for b, n in zip(befores, sizes))
+    return buffer[(slice(None),) + crop]
+
+
+# ------------------------------------------------------------- forward grids
+
+CASES_2D = [(padding, strides, dilation)
+            for padding in ("valid", "same")
+            for strides in (1, 2, (2, 1))
+            for dilation in (1, 2)
+            if not (dilation == 2 and strides != 1)] + [("same", 2, 2), ("valid", (1, 2), 2)]
+KERNELS_2D = {  # input has 4 channels
+    "groups1": (3, 2, 4, 6),
+    "groups2": (3, 2, 2, 6),
+    "depthwise": (3, 2, 1, 4),
+    "depthwise_x2": (3, 2, 1, 8),
+}
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS_2D), ids=str)
+@pytest.mark.parametrize("padding,strides,dilation", CASES_2D, ids=str)
+def test_conv2d_forward_float32_matches_reference(kernel, padding, strides, dilation):
+    x = rand(2, 7, 6, 4).astype(np.float32)
+    w = rand(*KERNELS_2D[kernel]).astype(np.float32)
+    rank_strides = (strides,) * 2 if isinstance(strides, int) else strides
+    groups = 4 // w.shape[-2]
+    got = conv_kernels.conv_forward(np, x, w, rank_strides, padding, (dilation,) * 2, groups)
+    assert got.dtype == np.float32
+    want = reference_conv(x.astype(np.float64), w.astype(np.float64), strides, padding,
+                          dilation)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+@pytest.mark.parametrize("padding", ["valid", "same", "causal"])
+@pytest.mark.parametrize("strides,dilation", [(1, 1), (2, 1), (1, 2), (2, 2)], ids=str)
+def test_conv1d_forward_float32_matches_reference(groups, padding, strides, dilation):
+    x = rand(3, 9, 3).astype(np.float32)
+    w = rand(3, 3 // groups, 6).astype(np.float32)
+    got = conv_kernels.conv_forward(np, x, w, (strides,), padding, (dilation,), groups)
+    assert got.dtype == np.float32
+    want = reference_conv(x.astype(np.float64), w.astype(np.float64), strides, padding,
+                          dilation)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_conv3d_forward_matches_reference():
+    x = rand(2, 4, 5, 3, 2)
+    w = rand(2, 3, 2, 2, 3)
+    for padding in ("valid", "same"):
+        got = conv_kernels.conv_forward(np, x, w, (1, 2, 1), padding, (1, 1, 2), 1)
+        want = reference_conv(x, w, (1, 2, 1), padding, (1, 1, 2))
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_single_input_channel_layout_matches_reference():
+    """One input channel (the first layer of an image model) uses the taps-major layout."""
+    x = rand(3, 8, 7, 1).astype(np.float32)
+    w = rand(3, 3, 1, 5).astype(np.float32)
+    for padding in ("valid", "same"):
+        got = conv_kernels.conv_forward(np, x, w, (1, 1), padding, (1, 1), 1)
+        want = reference_conv(x.astype(np.float64), w.astype(np.float64), 1, padding)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------- gradients via the ops
+
+
+GRAD_CASES_2D = [("valid", 1, 1), ("same", 1, 1), ("valid", 2, 1), ("same", 2, 1),
+                 ("valid", 1, 2), ("same", 1, 2), ("same", 2, 2), ("same", (2, 1), 1)]
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS_2D), ids=str)
+@pytest.mark.parametrize("padding,strides,dilation", GRAD_CASES_2D, ids=str)
+def test_conv2d_op(check_op, kernel, padding, strides, dilation):
+    kwargs = dict(strides=strides, padding=padding, dilation_rate=dilation)
+    check_op(ops.conv, [rand(2, 6, 5, 4), rand(*KERNELS_2D[kernel])],
+             reference=reference_conv, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("kernel_shape", [(3, 3, 6), (2, 1, 6)], ids=["groups1", "groups3"])
+@pytest.mark.parametrize("padding", ["valid", "same", "causal"])
+@pytest.mark.parametrize("strides,dilation", [(1, 1), (2, 1), (1, 2)], ids=str)
+def test_conv1d_op(check_op, kernel_shape, padding, strides, dilation):
+    kwargs = dict(strides=strides, padding=padding, dilation_rate=dilation)
+    check_op(ops.conv, [rand(2, 8, 3), rand(*kernel_shape)], reference=reference_conv,
+             kwargs=kwargs)
+
+
+def test_conv3d_op(check_op):
+    check_op(ops.conv, [rand(1, 4, 3, 3, 2), rand(2, 2, 2, 2, 2)], reference=reference_conv,
+             kwargs=dict(strides=(1, 2, 1), padding="same"))
+
+
+@pytest.mark.parametrize("padding,strides,dilation",
+                         [("valid", 1, 1), ("same", 2, 1), ("same", 1, 2)], ids=str)
+@pytest.mark.parametrize("multiplier", [1, 2])
+def test_depthwise_conv_op(check_op, padding, strides, dilation, multiplier):
+    kwargs = dict(strides=strides, padding=padding, dilation_rate=dilation)
+    check_op(ops.depthwise_conv, [rand(2, 6, 5, 3), rand(3, 2, 3, multiplier)],
+             reference=reference_depthwise, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+@pytest.mark.parametrize("strides,dilation,ksize", [(1, 1, (3, 2)), (2, 1, (3, 2)),
+                                                    (1, 2, (2, 2)), (3, 1, (2, 2)),
+                                                    ((2, 1), 1, (3, 3))], ids=str)
+def test_conv_transpose_op(check_op, padding, strides, dilation, ksize):
+    kwargs = dict(strides=strides, padding=padding, dilation_rate=dilation)
+    check_op(ops.conv_transpose, [rand(2, 3, 4, 3), rand(*ksize, 2, 3)],
+             reference=reference_conv_transpose, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+def test_conv_transpose_1d_op(check_op, padding):
+    check_op(ops.conv_transpose, [rand(2, 5, 2), rand(3, 4, 2)],
+             reference=reference_conv_transpose, kwargs=dict(strides=2, padding=padding))
+
+
+def test_conv_transpose_output_size_follows_keras():
+    x = np.zeros((1, 4, 4, 2), np.float32)
+    w = np.zeros((2, 2, 3, 2), np.float32)
+    # stride larger than the kernel: Keras' n * s + max(k - s, 0)
+    assert ops.conv_transpose(x, w, strides=3, padding="valid").shape == (1, 12, 12, 3)
+    assert ops.conv_transpose(x, w, strides=1, padding="valid").shape == (1, 5, 5, 3)
+    assert ops.conv_transpose(x, w, strides=2, padding="same").shape == (1, 8, 8, 3)
+
+
+# ------------------------------------------------- kernel-level consistency
+
+
+def test_backward_kernels_are_adjoint_in_float32():
+    """<conv(x, w), g> == <x, backward_input(g)> == <w, backward_kernel(x, g)>."""
+    for shape, kshape, strides, padding, dilation in [
+        ((3, 9, 8, 4), (3, 3, 2, 6), (2, 1), "same", (1, 2)),
+        ((3, 9, 8, 1), (3, 3, 1, 5), (1, 1), "valid", (1, 1)),
+        ((3, 9, 8, 4), (2, 3, 1, 4), (1, 2), "same", (2, 1)),
+        ((3, 10, 4), (4, 4, 3), (3,), "causal", (1,)),
+    ]:
+        x = rand(*shape).astype(np.float32)
+        w = rand(*kshape).astype(np.float32)
+        groups = shape[-1] // kshape[-2]
+        y = conv_kernels.conv_forward(np, x, w, strides, padding, dilation, groups)
+        g = rand(*y.shape).astype(np.float32)
+        dx = conv_kernels.conv_backward_input(np, g, w, x.shape, strides, padding, dilation,
+                                              groups)
+        dw = conv_kernels.conv_backward_kernel(np, x, g, w.shape, strides, padding, dilation,
+                                               groups)
+        assert y.dtype == dx.dtype == dw.dtype == np.float32
+        assert dx.shape == x.shape and dw.shape == w.shape
+        inner = float((y.astype(np.float64) * g).sum())
+        assert np.isclose(inner, float((x.astype(np.float64) * dx).sum()), rtol=1e-4)
+        assert np.isclose(inner, float((w.astype(np.float64) * dw).sum()), rtol=1e-4)
+
+
+def test_float32_ops_give_float32_gradients():
+    x = lamina.Tensor(rand(2, 6, 6, 2).astype(np.float32), requires_grad=True)
+    w = lamina.Tensor(rand(3, 3, 2, 4).astype(np.float32), requires_grad=True)
+    y = ops.conv(x, w, padding="same")
+    assert y.dtype == np.float32
+    gx, gw = lamina.grad(ops.sum(y * y), [x, w])
+    assert gx.dtype == np.float32 and gw.dtype == np.float32
+
+
+def test_bad_arguments_raise():
+    x = np.zeros((1, 5, 5, 4), np.float32)
+    with pytest.raises(ValueError):
+        conv_kernels.conv_forward(np, x, np.zeros((3, 3, 3, 2), np.float32), (1, 1), "valid",
+                                  (1, 1), 1)
+    with pytest.raises(ValueError):
+        conv_kernels.conv_forward(np, x, np.zeros((3, 3, 4, 2), np.float32), (1, 1), "causal",
+                                  (1, 1), 1)
+    with pytest.raises(ValueError):
+        conv_kernels.conv_forward(np, x, np.zeros((3, 3, 4, 2), np.float32), (1, 1), "full",
+                                  (1, 1), 1)

@@ -1,0 +1,236 @@
+"""Metrics against scikit-learn and hand computations, accumulated over several batches,
+with sample weights, reset, Keras' accuracy resolution and names, and config round trips."""
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import lamina
+from lamina.highlevel import losses, metrics
+
+RNG = np.random.default_rng(3)
+
+
+def feed(metric, *arrays, batches=3, sample_weight=None):
+    """Update ``metric`` with ``arrays`` split into ``batches`` chunks; return result()."""
+    parts = [np.array_split(a, batches) for a in arrays]
+    weights = [None] * batches if sample_weight is None else np.array_split(sample_weight,
+                                                                            batches)
+    for chunk in zip(*parts, weights):
+        metric.update_state(*chunk[:-1], sample_weight=chunk[-1])
+    return metric.result()
+
+
+def test_mean_weighted_accumulation_and_reset():
+    m = metrics.Mean()
+    m.update_state([1.0, 2.0, 3.0])
+    m.update_state(np.array([[4.0, 6.0]]), sample_weight=[2.0])   # row mean 5, weight 2
+    assert m.result() == pytest.approx((1 + 2 + 3 + 2 * 5) / 5)
+    assert isinstance(m.result(), float)
+    m.reset_state()
+    assert m.result() == 0.0
+    m.update_state(3.0, sample_weight=4)         # scalar value weighted by a batch size
+    m.update_state(1.0, sample_weight=2)
+    assert m.result() == pytest.approx((12 + 2) / 6)
+
+
+def test_accuracies_match_hand_computation():
+    scores = RNG.random((40, 5)).astype("float32")
+    labels = RNG.integers(0, 5, 40)
+    onehot = np.eye(5)[labels]
+    hits = (scores.argmax(-1) == labels).astype(float)
+    weights = RNG.uniform(0, 2, 40)
+    assert feed(metrics.SparseCategoricalAccuracy(), labels, scores) == pytest.approx(hits.mean())
+    assert feed(metrics.SparseCategoricalAccuracy(), labels.reshape(-1, 1).astype(float),
+                scores) == pytest.approx(hits.mean())
+    assert feed(metrics.CategoricalAccuracy(), onehot, scores, sample_weight=weights) == \
+        pytest.approx((hits * weights).sum() / weights.sum())
+    binary = RNG.integers(0, 2, (40, 1))
+    probs = RNG.random((40, 1))
+    for threshold in (0.5, 0.3):
+        expected = ((probs > threshold) == binary).mean()
+        assert feed(metrics.BinaryAccuracy(threshold=threshold), binary, probs) == \
+            pytest.approx(expected)
+    assert feed(metrics.BinaryAccuracy(), binary[:, 0], probs) == \
+        pytest.approx(((probs > 0.5) == binary).mean())
+    exact = metrics.Accuracy()
+    exact.update_state([[1], [2], [3], [4]], [[0], [2], [3], [4]])
+    assert exact.result() == pytest.approx(0.75)
+
+
+def test_top_k_accuracies_match_sklearn():
+    scores = RNG.random((60, 6))
+    labels = RNG.integers(0, 6, 60)
+    for k in (1, 3, 6):
+        expected = skm.top_k_accuracy_score(labels, scores, k=k, labels=range(6))
+        assert feed(metrics.SparseTopKCategoricalAccuracy(k=k), labels, scores) == \
+            pytest.approx(expected)
+        assert feed(metrics.TopKCategoricalAccuracy(k=k), np.eye(6)[labels], scores) == \
+            pytest.approx(expected)
+    assert metrics.TopKCategoricalAccuracy().get_config()["k"] == 5
+
+
+def test_regression_metrics_match_sklearn():
+    y = RNG.normal(size=(50, 1))
+    p = y + RNG.normal(size=(50, 1))
+    w = RNG.uniform(0.1, 2, 50)
+    assert feed(metrics.MeanSquaredError(), y, p, sample_weight=w) == \
+        pytest.approx(skm.mean_squared_error(y, p, sample_weight=w))
+    assert feed(metrics.MeanAbsoluteError(), y, p) == \
+        pytest.approx(skm.mean_absolute_error(y, p))
+    assert feed(metrics.RootMeanSquaredError(), y, p) == \
+        pytest.approx(np.sqrt(skm.mean_squared_error(y, p)))
+    y2 = RNG.uniform(1, 2, (30, 3))
+    p2 = RNG.uniform(1, 2, (30, 3))
+    assert feed(metrics.MeanAbsolutePercentageError(), y2, p2) == \
+        pytest.approx(100 * skm.mean_absolute_percentage_error(y2, p2), rel=1e-6)
+
+
+def test_crossentropy_metrics_equal_the_losses():
+    logits = RNG.normal(size=(20, 4))
+    labels = RNG.integers(0, 4, 20)
+    metric = metrics.SparseCategoricalCrossentropy(from_logits=True)
+    expected = float(losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits))
+    assert feed(metric, labels, logits) == pytest.approx(expected, rel=1e-6)
+    probs = RNG.uniform(0.05, 0.95, (20, 1))
+    binary = RNG.integers(0, 2, (20, 1))
+    expected = float(losses.BinaryCrossentropy()(binary, probs))
+    assert feed(metrics.BinaryCrossentropy(), binary, probs) == pytest.approx(expected)
+
+
+def test_precision_recall_match_sklearn_with_weights_and_batches():
+    y = RNG.integers(0, 2, 200)
+    scores = np.clip(0.4 * y + 0.6 * RNG.random(200), 0, 1)
+    w = RNG.uniform(0, 2, 200)
+    for threshold in (0.5, 0.7):
+        predicted = scores > threshold
+        assert feed(metrics.Precision(thresholds=threshold), y, scores, sample_weight=w) == \
+            pytest.approx(skm.precision_score(y, predicted, sample_weight=w))
+        assert feed(metrics.Recall(thresholds=threshold), y, scores, sample_weight=w) == \
+            pytest.approx(skm.recall_score(y, predicted, sample_weight=w))
+    several = feed(metrics.Recall(thresholds=[0.3, 0.5, 0.9]), y, scores)
+    np.testing.assert_allclose(several, [skm.recall_score(y, scores > t) for t in (0.3, 0.5, 0.9)],
+                               rtol=1e-6)
+    tp = metrics.TruePositives()
+    assert feed(tp, y, scores) == pytest.approx(float(((scores > 0.5) & (y == 1)).sum()))
+
+
+def test_precision_class_id_and_top_k():
+    scores = RNG.random((30, 4))
+    labels = np.eye(4)[RNG.integers(0, 4, 30)]
+    got = feed(metrics.Precision(class_id=2), labels, scores)
+    assert got == pytest.approx(skm.precision_score(labels[:, 2], scores[:, 2] > 0.5))
+    top1 = feed(metrics.Precision(top_k=1), labels, scores)
+    best = scores.argmax(-1)
+    assert top1 == pytest.approx(labels[np.arange(30), best].mean())
+    recall_top1 = feed(metrics.Recall(top_k=1), labels, scores)
+    assert recall_top1 == pytest.approx(labels[np.arange(30), best].sum() / labels.sum())
+
+
+def test_precision_without_positives_is_zero_and_reset_works():
+    m = metrics.Precision()
+    m.update_state([1, 0], [0.1, 0.2])
+    assert m.result() == 0.0
+    m.update_state([1, 0], [0.9, 0.2])
+    assert m.result() == 1.0
+    m.reset_state()
+    assert m.result() == 0.0
+
+
+def test_auc_roc_and_pr_match_sklearn():
+    y = RNG.integers(0, 2, 2000)
+    scores = np.clip(0.35 * y + 0.65 * RNG.random(2000), 0, 1).astype("float32")
+    w = RNG.uniform(0.2, 2, 2000)
+    roc = feed(metrics.AUC(), y, scores, batches=4)
+    assert roc == pytest.approx(skm.roc_auc_score(y, scores), abs=2e-3)
+    weighted = feed(metrics.AUC(), y, scores, sample_weight=w)
+    assert weighted == pytest.approx(skm.roc_auc_score(y, scores, sample_weight=w), abs=2e-3)
+    pr = feed(metrics.AUC(curve="PR"), y, scores)
+    assert pr == pytest.approx(skm.average_precision_score(y, scores), abs=1e-2)
+    logits = np.log(scores + 1e-6) - np.log1p(-scores + 1e-6)
+    assert feed(metrics.AUC(from_logits=True), y, logits) == pytest.approx(roc, abs=2e-3)
+    explicit = feed(metrics.AUC(thresholds=list(np.linspace(0, 1, 400)[1:-1] ** 2)), y, scores)
+    assert explicit == pytest.approx(skm.roc_auc_score(y, scores), abs=2e-3)
+
+
+def test_auc_hand_computed_trapezoid():
+    # Keras docs example: thresholds [0 - eps, 0.5, 1 + eps] -> 0.75
+    m = metrics.AUC(num_thresholds=3)
+    m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9])
+    assert m.result() == pytest.approx(0.75)
+    m.reset_state()
+    m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9], sample_weight=[1, 0, 0, 1])
+    assert m.result() == pytest.approx(1.0)
+
+
+def test_multi_label_auc_averages_labels():
+    y = RNG.integers(0, 2, (500, 3))
+    scores = np.clip(0.3 * y + 0.7 * RNG.random((500, 3)), 0, 1)
+    expected = np.mean([skm.roc_auc_score(y[:, j], scores[:, j]) for j in range(3)])
+    assert feed(metrics.AUC(multi_label=True), y, scores) == pytest.approx(expected, abs=3e-3)
+
+
+def test_metrics_do_not_record_a_graph():
+    scores = lamina.Tensor(RNG.random((4, 3)), requires_grad=True)
+    m = metrics.CategoricalCrossentropy()
+    m.update_state(np.eye(3)[[0, 1, 2, 0]], scores)
+    assert isinstance(m.result(), float)
+    assert isinstance(metrics.AUC()(np.array([0, 1]), scores[:2, 0]), float)
+
+
+# ------------------------------------------------------------------ get / names / config
+@pytest.mark.parametrize("loss, shape, y_shape, expected", [
+    ("binary_crossentropy", (None, 3), None, metrics.BinaryAccuracy),
+    (losses.BinaryCrossentropy(from_logits=True), (None, 3), None, metrics.BinaryAccuracy),
+    ("mse", (None, 1), None, metrics.BinaryAccuracy),
+    ("sparse_categorical_crossentropy", (None, 4), None, metrics.SparseCategoricalAccuracy),
+    (losses.SparseCategoricalCrossentropy(from_logits=True), (None, 4), None,
+     metrics.SparseCategoricalAccuracy),
+    ("categorical_crossentropy", (None, 4), None, metrics.CategoricalAccuracy),
+    (None, (None, 4), (None,), metrics.SparseCategoricalAccuracy),
+    (None, (None, 4), (None, 4), metrics.CategoricalAccuracy),
+])
+def test_accuracy_resolution(loss, shape, y_shape, expected):
+    for identifier in ("accuracy", "acc"):
+        metric = metrics.get(identifier, loss=loss, output_shape=shape, y_true_shape=y_shape)
+        assert type(metric) is expected and metric.name == identifier
+
+
+def test_names_as_keras_logs_them():
+    assert metrics.get("mae").name == "mae"
+    assert isinstance(metrics.get("mae"), metrics.MeanAbsoluteError)
+    assert metrics.get("mse").name == "mse"
+    assert metrics.MeanAbsoluteError().name == "mean_absolute_error"
+    assert metrics.get("mean_squared_error").name == "mean_squared_error"
+    assert isinstance(metrics.get("auc"), metrics.AUC)
+    assert metrics.AUC().name == "auc" and metrics.Precision().name == "precision"
+    instance = metrics.Recall()
+    assert metrics.get(instance) is instance
+    assert isinstance(metrics.get(metrics.Precision), metrics.Precision)
+
+    def my_metric(y_true, y_pred):
+        return np.abs(y_true - y_pred)
+
+    custom = metrics.get(my_metric)
+    assert custom.name == "my_metric"
+    custom.update_state(np.zeros(4), np.ones(4))
+    assert custom.result() == 1.0
+
+
+def test_unknown_metric_lists_known_names():
+    with pytest.raises(ValueError, match="sparse_categorical_accuracy"):
+        metrics.get("sparse_categorical_acuracy")
+
+
+@pytest.mark.parametrize("metric", [
+    metrics.Mean(name="m"), metrics.BinaryAccuracy(threshold=0.3),
+    metrics.SparseTopKCategoricalAccuracy(k=2), metrics.TopKCategoricalAccuracy(k=3),
+    metrics.Precision(thresholds=[0.2, 0.6], class_id=1), metrics.Recall(top_k=2),
+    metrics.AUC(num_thresholds=50, curve="PR"), metrics.AUC(thresholds=[0.2, 0.5]),
+    metrics.MeanSquaredError(), metrics.CategoricalCrossentropy(from_logits=True),
+], ids=lambda m: m.name)
+def test_config_round_trip(metric):
+    config = metric.get_config()
+    clone = type(metric).from_config(config)
+    assert clone.get_config() == config
+    assert metrics.deserialize(metrics.serialize(metric)).get_config() == config
