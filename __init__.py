@@ -10,7 +10,9 @@ Example:
 from . import backends, layers
 from .backends import Tensor, Variable, config, grad, no_grad, ops
 from .highlevel import callbacks, losses, metrics, models, optimizers, utils
+from .highlevel import wrappers
 from .highlevel.model import Model
+from .highlevel.saving import load_model
 from .highlevel.sequential import Sequential
 from .layers import Input, activations, initializers, regularizers
 

@@ -46,17 +46,18 @@ def no_grad():
 class Node:
     """One recorded op application: its input tensors and its vector-Jacobian function.
 
-    ``backward(upstream, needs)`` receives the gradient of the op's output and a tuple of
-    booleans (one per input: does it need a gradient) and returns one gradient array (or
-    ``None``) per input, already reduced to that input's shape.
+    ``backward(upstream, needs)`` receives the gradient of the op's output and ``needs``
+    (one boolean per input, fixed when the op ran: does that input need a gradient) and
+    returns one gradient array (or ``None``) per input, already reduced to its shape.
     """
 
-    __slots__ = ("inputs", "backward", "name")
+    __slots__ = ("inputs", "backward", "name", "needs")
 
-    def __init__(self, inputs, backward, name):
+    def __init__(self, inputs, backward, name, needs):
         self.inputs = inputs
         self.backward = backward
         self.name = name
+        self.needs = needs
 
 
 class Tensor:
@@ -217,11 +218,19 @@ def record(output, inputs, backward, name):
     result.node = None
     result.requires_grad = False
     if _recording[0]:
-        for item in inputs:
-            if isinstance(item, Tensor) and item.requires_grad:
-                result.requires_grad = True
-                result.node = Node(inputs, backward, name)
-                break
+        needs = tuple([getattr(item, "requires_grad", False) for item in inputs])
+        if True in needs:
+            result.requires_grad = True
+            result.node = Node(inputs, backward, name, needs)
+    return result
+
+
+def wrap(array):
+    """A Tensor around an engine array, with no conversion or checks (internal fast path)."""
+    result = Tensor.__new__(Tensor)
+    result.data = array
+    result.node = None
+    result.requires_grad = False
     return result
 
 
@@ -251,8 +260,8 @@ def _topological_order(root):
                 "grad() call; recompute the forward pass (or pass retain_graph=True)"
             )
         stack.append((tensor, True))
-        for item in node.inputs:
-            if isinstance(item, Tensor) and item.requires_grad and id(item) not in visited:
+        for item, need in zip(node.inputs, node.needs):
+            if need and id(item) not in visited:
                 stack.append((item, False))
     order.reverse()
     return order
@@ -297,7 +306,7 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
         node = tensor.node
         if upstream is None:
             continue
-        needs = tuple(isinstance(i, Tensor) and i.requires_grad for i in node.inputs)
+        needs = node.needs
         input_grads = node.backward(upstream, needs)
         for item, need, value in zip(node.inputs, needs, input_grads):
             if not need or value is None:
@@ -316,5 +325,5 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
         value = gradients.get(id(source))
         if value is None:
             value = backend.xp.zeros(source.data.shape, dtype=source.data.dtype)
-        results.append(Tensor(value))
+        results.append(wrap(value))
     return results[0] if single else results

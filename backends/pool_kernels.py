@@ -92,46 +92,46 @@ def pool_forward(xp, x, pool_size, strides, padding, mode):
 
     # Start from the first offset that covers every output cell (with "same" padding
     # some offsets only reach part of the output).
-    full_taps = [tap for tap in taps if not tap[3]]
-    first = full_taps[0] if full_taps else None
+    if mode == "max":
+        first = taps[0] if taps[0][0] == 0 and not taps[0][3] else None
+    else:
+        first = next((tap for tap in taps if not tap[3]), None)
     if first is not None:
         result = x[lead + first[2]].copy()
     else:
         fill = 0 if mode == "average" else -xp.inf
         result = xp.full(out_shape, fill, dtype=x.dtype)
-    combine = xp.add if mode == "average" else xp.maximum
-    for tap in taps:
-        if tap is first:
-            continue
-        _, o_sl, i_sl, _ = tap
-        target = result[lead + o_sl]
-        combine(target, x[lead + i_sl], out=target)
 
     if mode == "average":
-        total = _prod(pool_size)
+        for tap in taps:
+            if tap is not first:
+                target = result[lead + tap[1]]
+                xp.add(target, x[lead + tap[2]], out=target)
         scale = _inverse_counts(xp, spatial, out, pool_size, strides, pads, x.dtype)
         if scale is None:
-            result *= x.dtype.type(1.0 / total)
+            result *= x.dtype.type(1.0 / _prod(pool_size))
         else:
             result *= scale
         return result, context + (scale,)
 
-    # The offset of the first maximum of each window (TensorFlow routes the gradient of
-    # a tie to one cell): arithmetic on boolean hits, no masked assignment.
+    # Running maximum over the offsets (in row-major window order) and the offset of the
+    # first maximum of each window (TensorFlow routes the gradient of a tie to one cell):
+    # an offset t replaces the index only where it is strictly larger, and t exceeds every
+    # earlier offset, so index = maximum(index, t * larger). No masked assignment (slow).
     index = xp.zeros(out_shape, dtype=_index_dtype(_prod(pool_size)))
-    taken = xp.zeros(out_shape, dtype=bool) if len(taps) > 1 else None
-    for position, (t, o_sl, i_sl, _) in enumerate(taps):
+    for t, o_sl, i_sl, _ in taps:
+        if first is not None and t == 0:
+            continue
         window = lead + o_sl
-        hit = x[lead + i_sl] == result[window]
-        if position:
-            xp.greater(hit, taken[window], out=hit)       # hit and not taken before
-        if position + 1 < len(taps):
-            xp.logical_or(taken[window], hit, out=taken[window])
-        if t:
-            hit_t = hit.view(index.dtype) if index.dtype.itemsize == 1 else hit.astype(index.dtype)
-            if t != 1:
-                hit_t = hit_t * index.dtype.type(t)
-            index[window] += hit_t
+        block = x[lead + i_sl]
+        target = result[window]
+        larger = xp.greater(block, target)
+        xp.maximum(target, block, out=target)
+        positions = index[window]
+        if index.dtype.itemsize == 1 and t == 1:
+            xp.maximum(positions, larger.view(index.dtype), out=positions)
+        else:
+            xp.maximum(positions, larger * index.dtype.type(t), out=positions)
     return result, context + (index,)
 
 

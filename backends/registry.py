@@ -51,7 +51,7 @@ class Registry:
             return self._table[name]
         except (KeyError, TypeError):
             raise ValueError(
-                f"unknown {self.kind} {name!r}; known {self.kind}s: {', '.join(self.names())}"
+                f"unknown {self.kind} {name!r}; known names: {', '.join(self.names())}"
                 + (". Pass custom objects with custom_objects={...}"
                    if self.kind in ("layer", "class") else "")
             ) from None

@@ -32,7 +32,10 @@ def floatx():
 def set_floatx(dtype):
     """Set the default float dtype: ``"float16"``, ``"float32"`` or ``"float64"``."""
     allowed = ("float16", "float32", "float64")
-    name = np.dtype(dtype).name if dtype not in allowed else dtype
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = None
     if name not in allowed:
         raise ValueError(f"floatx must be one of {allowed}, got {dtype!r}")
     _active["floatx"] = name

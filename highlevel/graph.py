@@ -35,8 +35,11 @@ class FunctionalGraph:
         self.layers = self._ordered_layers()
 
     def _order_nodes(self):
+        """Execution order: depth-first from each output, inputs in argument order (as
+        Keras walks the graph); also records each layer's first visit for ``layers``."""
         input_ids = {id(t) for t in self.flat_inputs}
         order, state = [], {}
+        self._first_visit = {}
         for output in self.flat_outputs:
             stack = [(output.node, False)]
             while stack:
@@ -48,23 +51,34 @@ class FunctionalGraph:
                 if state.get(id(node)):
                     continue
                 state[id(node)] = "visiting"
+                self._first_visit.setdefault(id(node.layer), len(self._first_visit))
                 stack.append((node, True))
-                for tensor in node.flat_inputs:
-                    if id(tensor) in input_ids or state.get(id(tensor.node)):
+                for tensor in reversed(node.flat_inputs):
+                    if state.get(id(tensor.node)):
                         continue
-                    if isinstance(tensor.node.layer, InputLayer):
+                    if isinstance(tensor.node.layer, InputLayer) and id(tensor) not in input_ids:
                         raise ValueError(
                             f"output depends on input '{tensor.node.layer.name}', which is "
                             "not among the model's inputs")
                     stack.append((tensor.node, False))
+        self._all_nodes = order
         return [node for node in order if not isinstance(node.layer, InputLayer)]
 
     def _ordered_layers(self):
-        layers = [t.node.layer for t in self.flat_inputs]
-        for node in self.nodes:
-            if all(node.layer is not existing for existing in layers):
-                layers.append(node.layer)
-        return layers
+        """Keras' ``Functional.layers`` order (hence its weight order): by decreasing depth
+        from the outputs, ties broken by first visit from the outputs."""
+        node_depth, layer_depth, by_id = {}, {}, {}
+        for node in reversed(self._all_nodes):
+            depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+            layer_depth[id(node.layer)] = depth
+            node_depth[id(node)] = depth
+            by_id[id(node.layer)] = node.layer
+            for parent in node.parents:
+                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+        layers = sorted(by_id.values(), key=lambda layer: (-layer_depth[id(layer)],
+                                                           self._first_visit[id(layer)]))
+        unused = [t.node.layer for t in self.flat_inputs if id(t.node.layer) not in by_id]
+        return unused + layers
 
     def run(self, inputs, training=False, masks=None):
         """Execute the graph on real tensors.

@@ -2,8 +2,9 @@
 
 A loss *function* (``mean_squared_error(y_true, y_pred)``) returns the per-sample losses;
 a :class:`Loss` object weights them by ``sample_weight`` and reduces them to a scalar
-differentiable with respect to ``y_pred``. Cross-entropies use fused, numerically stable
-ops; with probabilities they clip to ``[1e-7, 1 - 1e-7]`` and take the log, as Keras does.
+differentiable with respect to ``y_pred``. The cross-entropy functions live in
+:mod:`.cross_entropy_losses`, the weighting and reduction in :mod:`.loss_reduction` and the
+argument helpers in :mod:`.loss_utils`; all are re-exported here.
 
 Example:
     >>> from lamina.highlevel import losses
@@ -14,200 +15,23 @@ Example:
 
 import math
 
-from .. import ops
+from ..backends import ops
 from ..backends import state
-from ..backends.autodiff import Tensor, as_engine_array, record
-from ..backends.ops.core import unbroadcast
 from ..backends.registry import Registry
+from .cross_entropy_losses import (
+    _sparse_losses_and_mask, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy,
+)
+from .loss_reduction import (  # noqa: F401  (REDUCTIONS: re-exported)
+    REDUCTIONS, _standardize_reduction, reduce_weighted_values,
+)
+from .loss_utils import (
+    EPSILON, _as_pred, _as_true, _data, _prepare, _snake_case,
+    squeeze_or_expand_to_same_rank,
+)
 
 LOSSES = Registry("loss")
-EPSILON = 1e-7
-REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 _LOG2 = math.log(2.0)
-
-
-# ---------------------------------------------------------------------------- helpers
-def _data(x):
-    return x.data if isinstance(x, Tensor) else x
-
-
-def _as_pred(y_pred, dtype=None):
-    """``y_pred`` as a floating Tensor (arrays keep their float dtype unless ``dtype``)."""
-    if not isinstance(y_pred, Tensor):
-        y_pred = Tensor(y_pred)
-    if dtype is not None and y_pred.dtype != dtype:
-        return ops.cast(y_pred, dtype)
-    if y_pred.dtype.kind != "f":
-        return ops.cast(y_pred, state.floatx())
-    return y_pred
-
-
-def _as_true(y_true):
-    """``y_true`` as an engine array, or the Tensor itself (it may need a gradient)."""
-    return y_true if isinstance(y_true, Tensor) else as_engine_array(y_true)
-
-
-def _cast(x, dtype):
-    """``x`` (array or Tensor) in ``dtype``; Tensors needing a gradient keep their graph."""
-    if x.dtype == dtype:
-        return x
-    if isinstance(x, Tensor):
-        return ops.cast(x, dtype) if x.requires_grad else Tensor(x.data.astype(dtype))
-    return x.astype(dtype)
-
-
-def _prepare(y_true, y_pred):
-    """Common preamble: tensors, y_true cast to y_pred's dtype, ranks aligned."""
-    y_pred = _as_pred(y_pred)
-    y_true = _cast(_as_true(y_true), y_pred.dtype)
-    return squeeze_or_expand_to_same_rank(y_true, y_pred)
-
-
-def _squeeze_last(x):
-    return ops.squeeze(x, axis=-1) if isinstance(x, Tensor) else x.reshape(x.shape[:-1])
-
-
-def _expand_last(x):
-    return ops.expand_dims(x, -1) if isinstance(x, Tensor) else x.reshape(x.shape + (1,))
-
-
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
-    """Keras' rank alignment: drop (or add) a trailing length-1 axis when ranks differ by 1."""
-    rank1, rank2 = x1.ndim, x2.ndim
-    if rank1 == rank2 + 1 and x1.shape[-1] == 1:
-        if rank2 == 1 and expand_rank_1:
-            x2 = _expand_last(x2)
-        else:
-            x1 = _squeeze_last(x1)
-    elif rank2 == rank1 + 1 and x2.shape[-1] == 1:
-        if rank1 == 1 and expand_rank_1:
-            x1 = _expand_last(x1)
-        else:
-            x2 = _squeeze_last(x2)
-    return x1, x2
-
-
-def _move_to_last(x, axis):
-    """Move ``axis`` of a Tensor/array to the end (no-op for the last axis)."""
-    axis = axis % x.ndim
-    if axis == x.ndim - 1:
-        return x
-    order = [i for i in range(x.ndim) if i != axis] + [axis]
-    return ops.transpose(x, order) if isinstance(x, Tensor) else x.transpose(order)
-
-
-def _sigmoid(x):
-    xp = state.backend().xp
-    out = x * 0.5
-    xp.tanh(out, out=out)
-    out += 1
-    out *= 0.5
-    return out
-
-
-def _sparse_labels(y_true, y_pred):
-    """Integer labels of shape ``y_pred.shape[:-1]`` (a trailing 1 squeezed, floats cast)."""
-    labels = _data(y_true)
-    if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
-        labels = labels.reshape(labels.shape[:-1])
-    if labels.dtype.kind != "i":
-        labels = labels.astype("int64")
-    if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
-        raise ValueError(
-            "Arguments `target` and `output` must have the same shape up until the last "
-            f"dimension: target.shape={tuple(_data(y_true).shape)}, "
-            f"output.shape={tuple(y_pred.shape)}"
-        )
-    return labels
-
-
-def _check_labels(labels, classes):
-    if labels.size and (int(labels.min()) < 0 or int(labels.max()) >= classes):
-        raise ValueError(
-            f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
-            f"got values from {int(labels.min())} to {int(labels.max())}"
-        )
-
-
-# ------------------------------------------------------------------- fused cross-entropies
-def _binary_crossentropy_elementwise(target, output, from_logits):
-    """Elementwise binary cross-entropy, one fused op with its backward.
-
-    From logits: ``max(x, 0) - x * z + log1p(exp(-|x|))`` (stable for any x); from
-    probabilities: ``-(z log(p) + (1 - z) log(1 - p))`` with ``p`` clipped to [eps, 1-eps].
-    """
-    xp = state.backend().xp
-    z, x = _data(target), _data(output)
-    if from_logits:
-        out = xp.maximum(x, 0) - x * z
-        out += xp.log1p(xp.exp(-xp.abs(x)))
-
-        def backward(g, needs):
-            grad_z = unbroadcast(-g * x, z.shape) if needs[0] else None
-            grad_x = unbroadcast(g * (_sigmoid(x) - z), x.shape) if needs[1] else None
-            return grad_z, grad_x
-    else:
-        p = xp.clip(x, EPSILON, 1.0 - EPSILON)
-        log_p, log_q = xp.log(p), xp.log(1.0 - p)
-        out = -(z * log_p + (1.0 - z) * log_q)
-
-        def backward(g, needs):
-            grad_z = unbroadcast(g * (log_q - log_p), z.shape) if needs[0] else None
-            grad_x = None
-            if needs[1]:
-                inside = (x >= EPSILON) & (x <= 1.0 - EPSILON)
-                grad_x = unbroadcast(g * ((p - z) / (p * (1.0 - p))) * inside, x.shape)
-            return grad_z, grad_x
-
-    return record(out, (target, output), backward, "binary_crossentropy")
-
-
-def _categorical_crossentropy_probs(target, output):
-    """Keras' probability cross-entropy along the last axis, fused:
-    ``q = clip(p / sum(p), eps, 1 - eps)``, loss ``-sum(t * log(q))``."""
-    xp = state.backend().xp
-    t, p = _data(target), _data(output)
-    total = p.sum(axis=-1, keepdims=True)
-    q = p / total
-    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
-    log_q = xp.log(qc)
-    out = -(t * log_q).sum(axis=-1)
-
-    def backward(g, needs):
-        g_col = g[..., None]
-        grad_t = grad_p = None
-        if needs[0]:
-            grad_t = unbroadcast(-g_col * log_q, t.shape)
-        if needs[1]:
-            a = -t / qc * ((q >= EPSILON) & (q <= 1.0 - EPSILON))   # dL/dq
-            grad_p = g_col * (a - (a * q).sum(axis=-1, keepdims=True)) / total
-        return grad_t, grad_p
-
-    return record(out, (target, output), backward, "categorical_crossentropy")
-
-
-def _sparse_categorical_crossentropy_probs(labels, output):
-    """Keras' probability cross-entropy of integer ``labels``, fused (see above)."""
-    xp = state.backend().xp
-    p = _data(output)
-    classes = p.shape[-1]
-    flat_p = p.reshape(-1, classes)
-    flat_labels = labels.reshape(-1)
-    _check_labels(flat_labels, classes)
-    rows = xp.arange(flat_labels.shape[0])
-    total = flat_p.sum(axis=-1)
-    q = flat_p[rows, flat_labels] / total
-    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
-    out = -xp.log(qc)
-
-    def backward(g, needs):
-        a = g.reshape(-1) * (-1.0 / qc) * ((q >= EPSILON) & (q <= 1.0 - EPSILON))
-        grad = xp.broadcast_to((-(a * q) / total)[:, None], flat_p.shape).copy()
-        grad[rows, flat_labels] += a / total
-        return None, grad.reshape(p.shape)
-
-    return record(out.reshape(p.shape[:-1]), (labels, output), backward,
-                  "sparse_categorical_crossentropy")
 
 
 # ---------------------------------------------------------------------- loss functions
@@ -297,123 +121,6 @@ def poisson(y_true, y_pred):
                     axis=-1)
 
 
-def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
-    """Binary cross-entropy averaged over ``axis`` (stable from logits)."""
-    y_true, y_pred = _prepare(y_true, y_pred)
-    if label_smoothing:
-        y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
-    return ops.mean(_binary_crossentropy_elementwise(y_true, y_pred, from_logits), axis=axis)
-
-
-def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
-    """Cross-entropy of one-hot / probability targets along ``axis``.
-
-    From logits it is the fused stable softmax cross-entropy; from probabilities Keras'
-    ``-sum(t * log(clip(p / sum(p), eps, 1 - eps)))``.
-    """
-    if isinstance(axis, bool):
-        raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type "
-                         f"{type(axis)}")
-    y_pred = _as_pred(y_pred)
-    y_true = _cast(_as_true(y_true), y_pred.dtype)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
-        raise ValueError(
-            "Arguments `target` and `output` must have the same shape. Received: "
-            f"target.shape={tuple(y_true.shape)}, output.shape={tuple(y_pred.shape)}"
-        )
-    y_true, y_pred = _move_to_last(y_true, axis), _move_to_last(y_pred, axis)
-    if label_smoothing:
-        classes = y_true.shape[-1]
-        y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), label_smoothing / classes)
-    if from_logits:
-        return ops.softmax_cross_entropy(y_true, y_pred)
-    return _categorical_crossentropy_probs(y_true, y_pred)
-
-
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
-                                    axis=-1):
-    """Cross-entropy of integer labels (shape ``(n,)`` or ``(n, 1)``, int or float holding
-    integers) against ``y_pred`` of shape ``(n, classes)``. Labels equal to
-    ``ignore_class`` contribute zero."""
-    return _sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis)[0]
-
-
-def _sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis=-1):
-    y_pred = _move_to_last(_as_pred(y_pred), axis)
-    labels = _sparse_labels(y_true, y_pred)
-    mask = None
-    if ignore_class is not None:
-        mask = labels != ignore_class
-        labels = labels * mask
-    if from_logits:
-        losses = ops.sparse_softmax_cross_entropy(labels, y_pred)
-    else:
-        losses = _sparse_categorical_crossentropy_probs(labels, y_pred)
-    if mask is not None:
-        mask = mask.astype(y_pred.dtype)
-        losses = ops.multiply(losses, mask)
-    return losses, mask
-
-
-# ------------------------------------------------------------------------ reduction
-def _standardize_reduction(reduction):
-    if reduction == "auto":            # Keras 2 configs
-        return "sum_over_batch_size"
-    if reduction not in REDUCTIONS:
-        raise ValueError(
-            f"Invalid value for argument `reduction`. Expected one of {list(REDUCTIONS)}. "
-            f"Received: reduction={reduction}"
-        )
-    return reduction
-
-
-def _align_weights(weights, values):
-    """Keras' rank alignment of ``sample_weight`` to the losses, then trailing axes added
-    so that a per-sample weight broadcasts over per-timestep losses."""
-    values, weights = squeeze_or_expand_to_same_rank(values, weights)
-    if weights.ndim < values.ndim:
-        shape = tuple(weights.shape) + (1,) * (values.ndim - weights.ndim)
-        weights = ops.reshape(weights, shape) if isinstance(weights, Tensor) else \
-            weights.reshape(shape)
-    return values, weights
-
-
-def reduce_weighted_values(values, sample_weight=None, mask=None,
-                           reduction="sum_over_batch_size"):
-    """Weight per-sample ``values`` by ``sample_weight`` (and a validity ``mask``) and reduce.
-
-    ``"sum_over_batch_size"``/``"mean"``: sum of the weighted values divided by their
-    number of elements; ``"sum"``: their sum; ``"mean_with_sample_weight"``: divided by the
-    sum of the weights; ``"none"``/``None``: the weighted values.
-    """
-    dtype = values.dtype
-    if mask is not None and reduction in ("sum_over_batch_size", "mean"):
-        valid = float(mask.sum())
-        mask = mask * (mask.size / (valid + EPSILON))
-    if sample_weight is not None:
-        weights = sample_weight if isinstance(sample_weight, Tensor) and \
-            sample_weight.requires_grad else as_engine_array(sample_weight)
-        weights = _cast(weights, dtype)
-        if mask is not None:
-            mask_aligned, weights = squeeze_or_expand_to_same_rank(mask, weights)
-            weights = ops.multiply(weights, mask_aligned)
-    else:
-        weights = mask
-    if weights is not None:
-        values, weights = _align_weights(weights, values)
-        values = ops.multiply(values, weights)
-    if reduction is None or reduction == "none" or values.ndim == 0:
-        return values
-    if reduction == "sum":
-        return ops.sum(values)
-    if values.data.size == 0:
-        return Tensor(state.backend().xp.zeros((), dtype=dtype))
-    if reduction == "mean_with_sample_weight" and weights is not None:
-        divisor = float(state.backend().xp.broadcast_to(_data(weights), values.shape).sum())
-        return ops.multiply(ops.sum(values), 1.0 / divisor if divisor else 0.0)
-    return ops.mean(values)
-
-
 # ------------------------------------------------------------------------- classes
 class Loss:
     """Base class of losses: subclasses implement ``call(y_true, y_pred)`` returning the
@@ -453,17 +160,6 @@ class Loss:
 
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r}, reduction={self.reduction!r})"
-
-
-def _snake_case(name):
-    out = []
-    for i, char in enumerate(name):
-        if char.isupper() and i and (not name[i - 1].isupper() or
-                                     (i + 1 < len(name) and name[i + 1].islower())):
-            out.append("_")
-        out.append(char.lower())
-    return "".join(out)
-
 
 class LossFunctionWrapper(Loss):
     """A :class:`Loss` around ``fn(y_true, y_pred, **kwargs) -> per-sample losses``."""

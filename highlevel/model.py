@@ -138,6 +138,7 @@ class Model(Trainer, Layer):
         """Create the weights of a subclassed model by running it once on zeros."""
         if self._graph is None and not self.built:
             self.compute_output_shape(tuple(input_shape))
+            self._build_input_shape = tuple(input_shape)
         self.built = True
 
     # ------------------------------------------------------------------ config
@@ -166,6 +167,43 @@ class Model(Trainer, Layer):
         return cls(inputs[0] if single_in else inputs, outputs[0] if single_out else outputs,
                    name=config.get("name"), trainable=config.get("trainable", True))
 
+    # ------------------------------------------------------------------ saving (saving.py)
+    def save(self, filepath, overwrite=True, include_optimizer=True):
+        """Write the model (architecture, weights, compile and optimizer state) to an HDF5
+        file in Keras' legacy ``.h5`` layout, atomically. ``.keras`` paths raise."""
+        from . import saving
+        saving.save_model(self, filepath, overwrite=overwrite,
+                          include_optimizer=include_optimizer)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Write the weights: Keras 3's layout for ``*.weights.h5``, the legacy one else."""
+        from . import weights_files
+        weights_files.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False):
+        """Load weights from either layout (detected from the file) or a full-model file;
+        returns a ``LoadReport`` when ``by_name`` or ``skip_mismatch`` is set."""
+        from . import weights_files
+        return weights_files.load_weights(self, filepath, by_name=by_name,
+                                          skip_mismatch=skip_mismatch)
+
+    def to_bytes(self):
+        """The model as the bytes of an HDF5 file (``lamina.models.from_bytes`` reads it)."""
+        from . import saving
+        return saving.to_bytes(self)
+
+    def _restore_from_checkpoint(self, filepath):
+        from . import saving
+        saving.restore_from_checkpoint(self, filepath)
+
+    def __reduce__(self):
+        from . import saving
+        return saving.reduce_model(self)
+
+    def __deepcopy__(self, memo):
+        from . import saving
+        return saving.deepcopy_model(self)
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r}, {self.count_params()} params>"
 
@@ -174,10 +212,38 @@ def clone_model(model, custom_objects=None):
     """A new model with the same architecture and freshly initialized weights
     (``keras.models.clone_model``); ``set_weights(model.get_weights())`` copies values."""
     entry = serialization.serialize_layer(model)
-    clone = serialization.deserialize_layer(entry, custom_objects)
+    # As Keras, the classes the model is made of need no registration to be cloned.
+    objects = {}
+    pending = [model]
+    while pending:
+        layer = pending.pop()
+        if type(layer).__name__ == layer.registered_class_name():
+            objects.setdefault(type(layer).__name__, type(layer))
+        pending.extend(layer._tracked_layers())
+    objects.update(custom_objects or {})
+    _reuse_lambda_functions(model, entry)
+    clone = serialization.deserialize_layer(entry, objects)
     if not clone.built and model.built and model._build_input_shape is not None:
         clone._maybe_build(model._build_input_shape)
     return clone
+
+
+def _reuse_lambda_functions(layer, entry):
+    """A config names a Lambda's function (no code is serialized); a clone made in memory
+    reuses the function object itself, as Keras' clone does."""
+    config = entry.get("config")
+    if not isinstance(config, dict):
+        return
+    if entry.get("class_name") == "Lambda" and callable(getattr(layer, "function", None)):
+        config["function"] = layer.function
+    by_name = {sub.name: sub for sub in layer._tracked_layers()}
+    for sub_entry in config.get("layers") or []:
+        sub = by_name.get(sub_entry.get("config", {}).get("name")) \
+            if isinstance(sub_entry, dict) else None
+        if sub is not None:
+            _reuse_lambda_functions(sub, sub_entry)
+    if isinstance(config.get("layer"), dict) and isinstance(getattr(layer, "layer", None), Layer):
+        _reuse_lambda_functions(layer.layer, config["layer"])
 
 
 def count_weights(weights):

@@ -108,7 +108,7 @@ class Optimizer:
                              "not supported by lamina")
         if gradient_accumulation_steps not in (None, 1):
             raise ValueError("gradient_accumulation_steps is not supported by lamina")
-        self.name = name or _snake(type(self).__name__)
+        self.name = name or type(self).__name__.lower()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -368,9 +368,11 @@ class Optimizer:
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} learning_rate={self.learning_rate}>"
 
-
-def _snake(name):
-    return name.lower()
+    def __setstate__(self, state_dict):
+        """After unpickling/deepcopy the variables are new objects: re-key slots by id."""
+        self.__dict__.update(state_dict)
+        self._records = {id(record.variable): record for record in self._order}
+        self._exclude_ids = set()
 
 
 @OPTIMIZERS.register("sgd")

@@ -38,6 +38,7 @@ class Trainer:
         self._compiled_metrics = None
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._initial_epoch_from_backup = None
+        self._step_variables = None
 
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
@@ -130,7 +131,7 @@ class Trainer:
         gradients = grad(loss, variables)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
-        if self._compiled_metrics is not None and self._compiled_metrics.metrics:
+        if self._compiled_metrics is not None:
             with no_grad():
                 self._compiled_metrics.update_state(y, y_pred, sample_weight)
         return None
@@ -154,12 +155,9 @@ class Trainer:
             return self(x, training=False)
 
     def _trainable_cache(self):
-        weights = self.trainable_weights
-        key = tuple(id(w) for w in weights)
-        if getattr(self, "_trainable_key", None) != key:
-            self._trainable_key = key
-            self._trainable_list = weights
-        return self._trainable_list
+        # fit() refreshes this list at each epoch start, so a step does not walk the layers.
+        cached = self._step_variables
+        return cached if cached is not None else self.trainable_weights
 
     # ------------------------------------------------------------------ data
     def _input_dtypes(self):
@@ -255,7 +253,10 @@ class Trainer:
         elif validation_split:
             raise ValueError("validation_split needs array inputs; pass validation_data "
                              "for generators")
-        if validation_data is not None:
+        if validation_data is not None and (is_sequence_like(validation_data)
+                                            or is_generator_like(validation_data)):
+            validation = validation_data  # yields (x, y) batches itself
+        elif validation_data is not None:
             vx, vy, vw = unpack_batch(tuple(validation_data))
             validation = self._prepare(vx, vy, vw)
         steps = steps_per_epoch
@@ -275,14 +276,15 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
+            # a model built by its first batch has no weights yet: look them up per step
+            self._step_variables = self.trainable_weights if self.built else None
             state.set_generator(derived_generator(2, epoch))
             batches = self._batch_iterator(data, None, None, batch_size, steps,
                                            shuffle_epoch=epoch if shuffle else None)
             logs = {}
             for step, batch in enumerate(batches):
                 callback_list.on_train_batch_begin(step)
-                self.train_step(self._to_step_data(batch))
-                logs = self.get_metrics_result()
+                logs = self._step_logs(self.train_step(self._to_step_data(batch)))
                 callback_list.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -294,6 +296,7 @@ class Trainer:
             callback_list.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
+        self._step_variables = None
         callback_list.on_train_end(epoch_logs)
         return self.history
 
@@ -308,10 +311,15 @@ class Trainer:
         ``[loss, metric, ...]``, or a dict with ``return_dict=True``."""
         self._require_compiled("evaluate")
         data = self._prepare(x, y, sample_weight)
+        verbose = 1 if verbose == "auto" else int(verbose)
+        batch_size = batch_size or 32
+        shown_steps = steps
+        if shown_steps is None and isinstance(data, ArrayData):
+            shown_steps = data.num_batches(batch_size)
         callback_list = callbacks_module.CallbackList(
-            callbacks, add_history=False, add_progbar=False, model=self,
-            verbose=0 if verbose == "auto" else verbose, epochs=1, steps=steps)
-        logs = self._evaluate_data(data, batch_size or 32, steps, callback_list)
+            callbacks, add_history=False, add_progbar=verbose != 0, model=self,
+            verbose=verbose, epochs=1, steps=shown_steps)
+        logs = self._evaluate_data(data, batch_size, steps, callback_list)
         if return_dict:
             return logs
         values = list(logs.values())
@@ -321,13 +329,14 @@ class Trainer:
         self.reset_metrics()
         if callback_list is not None:
             callback_list.on_test_begin()
+        step_logs = None
         for step, batch in enumerate(self._batch_iterator(data, None, None, batch_size, steps)):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
-            self.test_step(self._to_step_data(batch))
+            step_logs = self.test_step(self._to_step_data(batch))
             if callback_list is not None:
                 callback_list.on_test_batch_end(step, None)
-        logs = self.get_metrics_result()
+        logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
         return logs
@@ -364,8 +373,8 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight, class_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        self.train_step(self._to_step_data(batch))
-        return self._format_logs(self.get_metrics_result(), return_dict)
+        logs = self._step_logs(self.train_step(self._to_step_data(batch)))
+        return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Loss (and metrics) of one batch, without updating the weights."""
@@ -373,13 +382,20 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        self.test_step(self._to_step_data(batch))
-        return self._format_logs(self.get_metrics_result(), return_dict)
+        logs = self._step_logs(self.test_step(self._to_step_data(batch)))
+        return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
         """Model outputs for one batch as NumPy arrays."""
         return self.predict(x, batch_size=max(1, len(flatten(x)[0]) if not isinstance(
             x, dict) else len(next(iter(x.values())))))
+
+    def _step_logs(self, step_result):
+        """The logs of a step: what an overridden ``train_step``/``test_step`` returned
+        (a dict, as in Keras), else the metrics' current results."""
+        if step_result is None:
+            return self.get_metrics_result()
+        return {name: float(value) for name, value in dict(step_result).items()}
 
     @staticmethod
     def _format_logs(logs, return_dict):

@@ -10,6 +10,22 @@ from .base import LAYERS, InputSpec, Layer
 from .core import (Activation, Dense, Dropout, Flatten, Identity, Lambda, Permute, RepeatVector,
                    Reshape, Rescaling)
 from .input_layer import Input, InputLayer
+from .convolution import (Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,
+                          SeparableConv2D)
+from .noise import ActivityRegularization, GaussianNoise, SpatialDropout1D, SpatialDropout2D
+from .normalization import BatchNormalization, LayerNormalization
+from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
+                      GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+                      MaxPooling1D, MaxPooling2D)
+from .preprocessing import Normalization
+from .attention import Attention, MultiHeadAttention
+from .embedding import Embedding, Masking
+from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract)
+from .recurrent import GRU, LSTM, RNN, Bidirectional, SimpleRNN
+from .recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
+from .reshaping import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D,
+                        ZeroPadding2D)
+from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
 
 

@@ -22,18 +22,18 @@ def layer_error(layer, message):
 
 def positive_tuple(layer, value, rank, arg_name):
     """``value`` (an int or ``rank`` ints, all positive) as a tuple of ``rank`` ints."""
-    items = (value,) * rank if _is_int(value) else value
+    items = (value,) * rank if is_int(value) else value
     try:
         items = tuple(items)
     except TypeError:
         items = None
-    if items is None or len(items) != rank or not all(_is_int(v) and v > 0 for v in items):
+    if items is None or len(items) != rank or not all(is_int(v) and v > 0 for v in items):
         raise layer_error(layer, f"needs {arg_name} to be a positive int or a tuple of "
                                  f"{rank} positive ints, got {value!r}")
     return tuple(int(v) for v in items)
 
 
-def _is_int(value):
+def is_int(value):
     return hasattr(value, "__index__") and not isinstance(value, bool)
 
 
@@ -185,7 +185,7 @@ class BaseConv(Layer):
 
 
 def _check_filters(layer, filters):
-    if not _is_int(filters) or filters <= 0:
+    if not is_int(filters) or filters <= 0:
         raise layer_error(layer, f"needs a positive int filters, got {filters!r}")
     return int(filters)
 
@@ -207,7 +207,7 @@ class BaseConvolution(BaseConv):
                          activity_regularizer, bias_constraint, name, trainable, dtype,
                          input_shape)
         self.filters = _check_filters(self, filters)
-        if not _is_int(groups) or groups <= 0 or self.filters % groups:
+        if not is_int(groups) or groups <= 0 or self.filters % groups:
             raise layer_error(self, f"needs groups to be a positive int dividing filters="
                                     f"{self.filters}, got groups={groups!r}")
         self.groups = int(groups)
@@ -331,7 +331,7 @@ class BaseDepthwise(BaseConv):
 
     def _init_depthwise(self, depth_multiplier, depthwise_initializer, depthwise_regularizer,
                         depthwise_constraint):
-        if not _is_int(depth_multiplier) or depth_multiplier <= 0:
+        if not is_int(depth_multiplier) or depth_multiplier <= 0:
             raise layer_error(self, f"needs a positive int depth_multiplier, got "
                                     f"{depth_multiplier!r}")
         self.depth_multiplier = int(depth_multiplier)

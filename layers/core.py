@@ -316,3 +316,17 @@ class Lambda(Layer):
         return {**super().get_config(), "function": getattr(self.function, "__name__", "lambda"),
                 "output_shape": None if self.output_shape is None else list(self.output_shape),
                 "arguments": self.arguments}
+
+    @classmethod
+    def from_config_with_objects(cls, config, custom_objects=None):
+        """Rebuild from a config, taking the function named there from ``custom_objects``
+        (code is never read from a config)."""
+        config = dict(config)
+        function = config.get("function")
+        if isinstance(function, str):
+            if not custom_objects or not callable(custom_objects.get(function)):
+                raise ValueError(
+                    f"Layer '{config.get('name')}' (Lambda) calls function {function!r}: pass "
+                    f"it as custom_objects={{{function!r}: function}} to load it")
+            config["function"] = custom_objects[function]
+        return cls.from_config(config)

@@ -55,7 +55,7 @@ class Normalization(Layer):
         self.input_mean = mean
         self.input_variance = variance
         self.invert = bool(invert)
-        self._mean = self._scale = None  # broadcastable engine arrays used by call
+        self._mean = self._scale = None  # given statistics, broadcastable engine arrays
 
     # ------------------------------------------------------------------ building
     def build(self, input_shape):
@@ -78,23 +78,22 @@ class Normalization(Layer):
             self.adapt_variance = self.add_weight("variance", self._stats_shape, "ones",
                                                   trainable=False)
             self.count = self.add_weight("count", (), "zeros", dtype="int64", trainable=False)
-        self.built = True
-        self.finalize_state()
-
-    def finalize_state(self):
-        """Recompute the broadcast statistics used by ``call`` (after ``adapt`` or after
-        weights were set)."""
-        if self.input_mean is not None:
-            mean, variance = self._given_statistics()
         else:
-            mean = state.backend().to_numpy(self.adapt_mean.data).astype("float64")
-            variance = state.backend().to_numpy(self.adapt_variance.data).astype("float64")
-        mean = mean.reshape(self._broadcast_shape)
-        scale = np.maximum(np.sqrt(variance.reshape(self._broadcast_shape)), _EPSILON)
-        backend = state.backend()
-        self._mean = backend.asarray(mean, self.dtype)
-        self._scale = backend.asarray(scale, self.dtype)
-        self._version = self._weights_version()
+            mean, variance = self._given_statistics()
+            backend = state.backend()
+            self._mean = backend.asarray(mean, self.dtype)
+            self._scale = backend.asarray(
+                np.maximum(np.sqrt(variance), _EPSILON), self.dtype)
+        self.built = True
+
+    def _statistics(self):
+        """(mean, scale) as engine arrays broadcastable against the input."""
+        if self.input_mean is not None:
+            return self._mean, self._scale
+        xp = state.backend().xp
+        mean = self.adapt_mean.data.reshape(self._broadcast_shape)
+        scale = xp.maximum(xp.sqrt(self.adapt_variance.data), _EPSILON)
+        return mean, scale.reshape(self._broadcast_shape).astype(mean.dtype, copy=False)
 
     def _given_statistics(self):
         ndim = len(self._broadcast_shape)
@@ -109,13 +108,8 @@ class Normalization(Layer):
         return (np.broadcast_to(mean, self._broadcast_shape),
                 np.broadcast_to(variance, self._broadcast_shape))
 
-    def _weights_version(self):
-        if self.input_mean is not None:
-            return None
-        return (self.adapt_mean.numpy().tobytes(), self.adapt_variance.numpy().tobytes())
-
     # ------------------------------------------------------------------ adapt
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data):
         """Compute the mean and variance of ``data`` over the reduced axes.
 
         Args:
@@ -137,7 +131,7 @@ class Normalization(Layer):
         for batch in batches:
             if isinstance(batch, (tuple, list)) and not hasattr(batch, "shape"):
                 batch = batch[0]  # (x, y) pairs: statistics of x
-            values = np.asarray(batch, dtype="float64")
+            values = _as_numpy(batch)
             if not self.built:
                 self._maybe_build((None,) + values.shape[1:] if values.ndim else ())
             self._check_batch(values.shape)
@@ -162,24 +156,23 @@ class Normalization(Layer):
         self.adapt_mean.assign(np.asarray(total_mean).astype(self.dtype))
         self.adapt_variance.assign(np.asarray(total_var).astype(self.dtype))
         self.count.assign(np.asarray(total_count, dtype="int64"))
-        self.finalize_state()
 
     def _check_batch(self, shape):
         if len(shape) != len(self._broadcast_shape) or any(
                 shape[a] != self._broadcast_shape[a] for a in self._keep):
-            raise layer_error(self, f"was built for inputs of shape "
-                                    f"{tuple(None if a not in self._keep else s for a, s in enumerate(self._broadcast_shape))}"
-                                    f", got data of shape {tuple(shape)}")
+            expected = tuple(s if a in self._keep else None
+                             for a, s in enumerate(self._broadcast_shape))
+            raise layer_error(self, f"was built for inputs of shape {expected}, got data "
+                                    f"of shape {tuple(shape)}")
 
     # ------------------------------------------------------------------ calling
     def call(self, inputs):
-        if self.input_mean is None and self._weights_version() != self._version:
-            self.finalize_state()  # weights were set (set_weights, loading a file)
         if inputs.dtype != self.dtype:
             inputs = ops.cast(inputs, self.dtype)
+        mean, scale = self._statistics()
         if self.invert:
-            return ops.add(ops.multiply(inputs, self._scale), self._mean)
-        return ops.divide(ops.subtract(inputs, self._mean), self._scale)
+            return ops.add(ops.multiply(inputs, scale), mean)
+        return ops.divide(ops.subtract(inputs, mean), scale)
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -190,3 +183,13 @@ class Normalization(Layer):
 
         return {**super().get_config(), "axis": list(self.axis), "invert": self.invert,
                 "mean": listed(self.input_mean), "variance": listed(self.input_variance)}
+
+
+def _as_numpy(batch):
+    """A batch (NumPy or engine array, Tensor, nested list) as a float64 NumPy array."""
+    if isinstance(batch, Tensor):
+        batch = batch.data
+    backend = state.backend()
+    if backend.is_array(batch):
+        batch = backend.to_numpy(batch)
+    return np.asarray(batch, dtype="float64")

@@ -6,11 +6,7 @@ import numpy as np
 from ..backends import ops, state
 from ..backends.ops.core import xp
 from .base import LAYERS, InputSpec, Layer
-from .convolution import check_data_format, layer_error, positive_tuple
-
-
-def _is_int(value):
-    return hasattr(value, "__index__") and not isinstance(value, bool)
+from .convolution import check_data_format, is_int, layer_error, positive_tuple
 
 
 def pairs(layer, value, rank, arg_name):
@@ -24,16 +20,16 @@ def pairs(layer, value, rank, arg_name):
                                   f"{rank if rank > 1 else 2} ints or a tuple of {rank} "
                                   f"(before, after) pairs, got {value!r}")
 
-    if _is_int(value):
+    if is_int(value):
         result = ((value, value),) * rank
     else:
         try:
             items = tuple(value)
         except TypeError:
             raise bad() from None
-        if rank == 1 and len(items) == 2 and all(_is_int(v) for v in items):
+        if rank == 1 and len(items) == 2 and all(is_int(v) for v in items):
             result = (items,)
-        elif len(items) == rank and all(_is_int(v) for v in items):
+        elif len(items) == rank and all(is_int(v) for v in items):
             result = tuple((v, v) for v in items)
         elif len(items) == rank:
             try:
@@ -42,7 +38,7 @@ def pairs(layer, value, rank, arg_name):
                 raise bad() from None
         else:
             raise bad()
-    if not all(len(p) == 2 and all(_is_int(v) and v >= 0 for v in p) for p in result):
+    if not all(len(p) == 2 and all(is_int(v) and v >= 0 for v in p) for p in result):
         raise bad()
     return tuple((int(a), int(b)) for a, b in result)
 

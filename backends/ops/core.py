@@ -10,7 +10,7 @@ def data_of(value):
     """The engine array behind an op input; Python numbers stay numbers (weak typing)."""
     if type(value) is Tensor or isinstance(value, Tensor):
         return value.data
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if type(value) is float or type(value) is int:
         return value
     return as_engine_array(value)
 

@@ -247,6 +247,21 @@ def test_backward_kernels_are_adjoint_in_float32():
         assert np.isclose(inner, float((w.astype(np.float64) * dw).sum()), rtol=1e-4)
 
 
+def test_kernel_gradient_of_a_long_thin_gemm():
+    """Few channels and many output pixels (an image model's first layer): the kernel
+    gradient is reduced in chunks; compare with a per-tap sum in float64."""
+    x = rand(16, 34, 34, 1).astype(np.float32)
+    g = rand(16, 32, 32, 8).astype(np.float32)
+    dw = conv_kernels.conv_backward_kernel(np, x, g, (3, 3, 1, 8), (1, 1), "valid", (1, 1), 1)
+    assert dw.dtype == np.float32 and dw.shape == (3, 3, 1, 8)
+    want = np.zeros((3, 3, 1, 8))
+    for i in range(3):
+        for j in range(3):
+            want[i, j] = np.einsum("bhwc,bhwo->co", x[:, i:i + 32, j:j + 32].astype(np.float64),
+                                   g.astype(np.float64))
+    np.testing.assert_allclose(dw, want, rtol=1e-4, atol=1e-3)
+
+
 def test_float32_ops_give_float32_gradients():
     x = lamina.Tensor(rand(2, 6, 6, 2).astype(np.float32), requires_grad=True)
     w = lamina.Tensor(rand(3, 3, 2, 4).astype(np.float32), requires_grad=True)

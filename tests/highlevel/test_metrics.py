@@ -61,7 +61,7 @@ def test_accuracies_match_hand_computation():
 def test_top_k_accuracies_match_sklearn():
     scores = RNG.random((60, 6))
     labels = RNG.integers(0, 6, 60)
-    for k in (1, 3, 6):
+    for k in (1, 3, 5):
         expected = skm.top_k_accuracy_score(labels, scores, k=k, labels=range(6))
         assert feed(metrics.SparseTopKCategoricalAccuracy(k=k), labels, scores) == \
             pytest.approx(expected)

@@ -1,0 +1,294 @@
+"""Core layers (issue #3): Input/InputLayer, Dense, Activation, Dropout, Flatten, Reshape,
+Permute, RepeatVector, Identity, Rescaling, Lambda, and a user-written custom layer that
+learns with no extra code."""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers, ops
+from lamina.layers import Layer
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def f32(a):
+    return np.asarray(a, dtype="float32")
+
+
+# ------------------------------------------------------------------ Input / InputLayer
+def test_input_is_symbolic_with_batch_axis_and_dtype():
+    x = lamina.Input((4, 3), name="pixels")
+    assert x.shape == (None, 4, 3) and x.dtype == "float32"
+    assert isinstance(x.node.layer, layers.InputLayer) and x.node.layer.name == "pixels"
+    ids = lamina.Input((7,), dtype="int32")
+    assert ids.dtype == "int32"
+    fixed = lamina.Input((2,), batch_size=8)
+    assert fixed.shape == (8, 2)
+    assert lamina.Input(batch_shape=(None, 5)).shape == (None, 5)
+    assert lamina.Input(6).shape == (None, 6)
+
+
+def test_input_layer_config_round_trip_and_errors():
+    layer = layers.InputLayer(shape=(3, 2), name="in_probe")
+    config = layer.get_config()
+    assert config["batch_shape"] == [None, 3, 2] and config["name"] == "in_probe"
+    clone = layers.InputLayer.from_config(config)
+    assert clone.batch_shape == (None, 3, 2) and clone.weights == []
+    keras2 = layers.InputLayer.from_config({"batch_input_shape": [None, 9], "dtype": "float32",
+                                            "name": "old_input"})
+    assert keras2.batch_shape == (None, 9)
+    with pytest.raises(ValueError, match="needs shape"):
+        layers.InputLayer()
+    with pytest.raises(ValueError, match="positive sizes"):
+        lamina.Input((0, 3))
+
+
+def test_int_input_keeps_integer_dtype_in_model():
+    inputs = lamina.Input((3,), dtype="int32")
+    outputs = layers.Lambda(lambda t: ops.cast(t, "float32") * 2.0)(inputs)
+    model = lamina.Model(inputs, outputs)
+    np.testing.assert_array_equal(model.predict(np.array([[1, 2, 3]]), verbose=0),
+                                  [[2.0, 4.0, 6.0]])
+
+
+# ------------------------------------------------------------------ Dense
+def test_dense_matches_numpy_for_every_activation_path():
+    r = rng(0)
+    x = f32(r.standard_normal((5, 4)))
+    for activation, reference in [
+            (None, lambda z: z), ("relu", lambda z: np.maximum(z, 0)),
+            ("sigmoid", lambda z: 1 / (1 + np.exp(-z))), ("tanh", np.tanh),
+            ("softmax", lambda z: np.exp(z) / np.exp(z).sum(-1, keepdims=True)),
+            ("elu", lambda z: np.where(z > 0, z, np.exp(z) - 1))]:
+        dense = layers.Dense(3, activation=activation)
+        dense(x)
+        kernel = f32(r.standard_normal((4, 3)))
+        bias = f32(r.standard_normal(3))
+        dense.set_weights([kernel, bias])
+        np.testing.assert_allclose(dense(x).numpy(), reference(x @ kernel + bias),
+                                   rtol=1e-5, atol=1e-6, err_msg=str(activation))
+
+
+def test_dense_without_bias_on_rank3_input():
+    dense = layers.Dense(2, use_bias=False, kernel_initializer="ones")
+    x = f32(np.arange(12).reshape(2, 3, 2))
+    out = dense(x)
+    assert [w.name for w in dense.weights] == ["kernel"]
+    np.testing.assert_array_equal(out.numpy(), np.repeat(x.sum(-1, keepdims=True), 2, -1))
+    assert dense.compute_output_shape((None, 3, 2)) == (None, 3, 2)
+
+
+def test_dense_config_round_trip_rebuilds_same_layer():
+    dense = layers.Dense(5, activation="relu", use_bias=False,
+                         kernel_initializer="he_normal",
+                         kernel_regularizer=lamina.regularizers.L2(0.3), name="dense_cfg")
+    config = dense.get_config()
+    assert config["units"] == 5 and config["activation"] == "relu"
+    assert config["kernel_initializer"]["class_name"] == "HeNormal"
+    assert config["kernel_regularizer"] == {"class_name": "L2", "config": {"l2": 0.3}}
+    clone = layers.Dense.from_config(config)
+    assert clone.get_config() == config
+
+
+def test_dense_rejects_bad_units():
+    for bad in (0, -3, 2.5, True, "4"):
+        with pytest.raises(ValueError, match="positive int units"):
+            layers.Dense(bad)
+
+
+# ------------------------------------------------------------------ Activation
+def test_activation_layer_by_name_and_callable():
+    x = f32([[-2.0, 0.0, 3.0]])
+    np.testing.assert_array_equal(layers.Activation("relu")(x).numpy(), [[0, 0, 3]])
+    np.testing.assert_allclose(layers.Activation("softmax")(x).numpy(),
+                               np.exp(x) / np.exp(x).sum(), rtol=1e-6)
+    np.testing.assert_array_equal(layers.Activation(ops.abs)(x).numpy(), [[2, 0, 3]])
+    layer = layers.Activation("tanh")
+    assert layer.get_config()["activation"] == "tanh"
+    np.testing.assert_allclose(layers.Activation.from_config(layer.get_config())(x).numpy(),
+                               np.tanh(x), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ Dropout
+def test_dropout_only_in_training():
+    lamina.utils.set_random_seed(0)
+    x = np.ones((2000, 10), dtype="float32")
+    dropout = layers.Dropout(0.3)
+    np.testing.assert_array_equal(dropout(x).numpy(), x)
+    np.testing.assert_array_equal(dropout(x, training=False).numpy(), x)
+    out = dropout(x, training=True).numpy()
+    kept = out != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(out[kept], 1 / 0.7, rtol=1e-6)  # inverted scaling
+    assert abs(out.mean() - 1.0) < 0.03
+
+
+def test_dropout_in_model_active_in_fit_inactive_in_predict():
+    lamina.utils.set_random_seed(0)
+    x = np.ones((64, 8), dtype="float32")
+    model = lamina.Sequential([lamina.Input((8,)), layers.Dropout(0.5),
+                               layers.Lambda(lambda t: ops.mean(t, axis=-1, keepdims=True))])
+    np.testing.assert_array_equal(model.predict(x, verbose=0), np.ones((64, 1)))
+    trained = model(x, training=True).numpy()
+    assert trained.std() > 0.05  # different samples lose different features
+    model.compile(optimizer="sgd", loss="mse")
+    # loss against the input's mean: zero at inference, non-zero with dropout in fit
+    assert model.evaluate(x, np.ones((64, 1)), verbose=0) == pytest.approx(0.0, abs=1e-12)
+    history = model.fit(x, np.ones((64, 1)), epochs=1, batch_size=64, verbose=0)
+    assert history.history["loss"][0] > 0.01
+
+
+def test_dropout_seed_and_noise_shape_and_rate_check():
+    x = np.ones((4, 6, 5), dtype="float32")
+    a = layers.Dropout(0.5, seed=3)(x, training=True).numpy()
+    b = layers.Dropout(0.5, seed=3)(x, training=True).numpy()
+    np.testing.assert_array_equal(a, b)
+    shared = layers.Dropout(0.5, noise_shape=(None, 1, 5), seed=1)(x, training=True).numpy()
+    # the same features are dropped at every time step
+    np.testing.assert_array_equal(shared, np.broadcast_to(shared[:, :1, :], shared.shape))
+    with pytest.raises(ValueError, match=r"rate in \[0, 1\)"):
+        layers.Dropout(1.0)
+    assert layers.Dropout(0.25, seed=7).get_config()["rate"] == 0.25
+
+
+# ------------------------------------------------------------------ shape layers
+def test_flatten():
+    x = f32(np.arange(24).reshape(2, 3, 4))
+    layer = layers.Flatten()
+    np.testing.assert_array_equal(layer(x).numpy(), x.reshape(2, 12))
+    assert layer.compute_output_shape((None, 3, 4)) == (None, 12)
+    assert layer(lamina.Input((2, 5, 3))).shape == (None, 30)
+
+
+def test_reshape_with_and_without_minus_one():
+    x = f32(np.arange(24).reshape(2, 12))
+    np.testing.assert_array_equal(layers.Reshape((3, 4))(x).numpy(), x.reshape(2, 3, 4))
+    np.testing.assert_array_equal(layers.Reshape((2, -1))(x).numpy(), x.reshape(2, 2, 6))
+    assert layers.Reshape((-1, 3))(lamina.Input((12,))).shape == (None, 4, 3)
+    with pytest.raises(ValueError, match=r"cannot reshape input of shape \(2, 12\) to \(5,\)"):
+        layers.Reshape((5,))(x)
+    with pytest.raises(ValueError, match="at most one -1"):
+        layers.Reshape((-1, -1))
+    assert layers.Reshape.from_config(layers.Reshape((3, 4)).get_config()).target_shape == (3, 4)
+
+
+def test_permute():
+    x = f32(np.arange(24).reshape(2, 3, 4))
+    np.testing.assert_array_equal(layers.Permute((2, 1))(x).numpy(), x.transpose(0, 2, 1))
+    assert layers.Permute((2, 1))(lamina.Input((3, 4))).shape == (None, 4, 3)
+    with pytest.raises(ValueError, match="permutation"):
+        layers.Permute((1, 3))
+
+
+def test_repeat_vector():
+    x = f32([[1, 2], [3, 4]])
+    out = layers.RepeatVector(3)(x).numpy()
+    assert out.shape == (2, 3, 2)
+    np.testing.assert_array_equal(out, np.repeat(x[:, None, :], 3, axis=1))
+    assert layers.RepeatVector(4)(lamina.Input((5,))).shape == (None, 4, 5)
+    with pytest.raises(ValueError, match="positive int n"):
+        layers.RepeatVector(0)
+
+
+def test_identity_and_rescaling():
+    x = f32([[255.0, 0.0, 51.0]])
+    np.testing.assert_array_equal(layers.Identity()(x).numpy(), x)
+    np.testing.assert_allclose(layers.Rescaling(1 / 255.0)(x).numpy(), [[1.0, 0.0, 0.2]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(layers.Rescaling(1 / 127.5, offset=-1.0)(x).numpy(),
+                               [[1.0, -1.0, -0.6]], rtol=1e-6, atol=1e-7)
+    config = layers.Rescaling(2.0, offset=1.0).get_config()
+    assert config["scale"] == 2.0 and config["offset"] == 1.0
+
+
+def test_lambda_layer():
+    x = f32([[1.0, -2.0]])
+    layer = layers.Lambda(lambda t, k: t * k, arguments={"k": 3.0})
+    np.testing.assert_array_equal(layer(x).numpy(), [[3.0, -6.0]])
+    assert layer(lamina.Input((2,))).shape == (None, 2)
+    squeeze = layers.Lambda(lambda t: ops.sum(t, axis=-1, keepdims=True), output_shape=(1,))
+    assert squeeze.compute_output_shape((None, 7)) == (None, 1)
+
+    def double(t):
+        return t * 2.0
+
+    assert layers.Lambda(double).get_config()["function"] == "double"
+    with pytest.raises(TypeError, match="needs a callable"):
+        layers.Lambda(3)
+
+
+def test_lambda_gradients_flow_in_a_model():
+    lamina.utils.set_random_seed(0)
+    r = rng(3)
+    x = f32(r.standard_normal((128, 2)))
+    y = f32(3.0 * np.square(x[:, :1]) - x[:, 1:])
+    inputs = lamina.Input((2,))
+    squared = layers.Lambda(lambda t: ops.concatenate([ops.square(t), t], axis=-1))(inputs)
+    model = lamina.Model(inputs, layers.Dense(1)(squared))
+    model.compile(optimizer=lamina.optimizers.Adam(0.05), loss="mse")
+    model.fit(x, y, epochs=60, batch_size=32, verbose=0)
+    assert model.evaluate(x, y, verbose=0) < 1e-3
+
+
+# ------------------------------------------------------------------ custom layers
+class Polynomial(Layer):
+    """``a * x**2 + b * x + c`` elementwise, written only with lamina.ops."""
+
+    def build(self, input_shape):
+        self.a = self.add_weight("a", (input_shape[-1],), "zeros")
+        self.b = self.add_weight("b", (input_shape[-1],), "zeros")
+        self.c = self.add_weight("c", (input_shape[-1],), "zeros")
+
+    def call(self, inputs):
+        return ops.add(ops.multiply(ops.square(inputs), self.a),
+                       ops.add(ops.multiply(inputs, self.b), self.c))
+
+
+def test_custom_layer_with_ops_learns_its_coefficients():
+    lamina.utils.set_random_seed(0)
+    x = f32(np.linspace(-2, 2, 64).reshape(-1, 1))
+    y = f32(1.5 * x ** 2 - 0.5 * x + 2.0)
+    layer = Polynomial()
+    model = lamina.Sequential([lamina.Input((1,)), layer])
+    model.compile(optimizer=lamina.optimizers.Adam(0.1), loss="mse")
+    model.fit(x, y, epochs=150, batch_size=64, verbose=0)
+    np.testing.assert_allclose([layer.a.numpy()[0], layer.b.numpy()[0], layer.c.numpy()[0]],
+                               [1.5, -0.5, 2.0], atol=0.05)
+
+
+def test_custom_layer_gradient_matches_closed_form():
+    layer = Polynomial()
+    x = f32([[1.0, 2.0], [3.0, -1.0]])
+    layer(x)
+    layer.set_weights([f32([1.0, 2.0]), f32([0.5, 0.0]), f32([0.0, 1.0])])
+    loss = ops.sum(layer(x))
+    grads = lamina.grad(loss, layer.trainable_weights)
+    np.testing.assert_allclose(grads[0].numpy(), (x ** 2).sum(0))
+    np.testing.assert_allclose(grads[1].numpy(), x.sum(0))
+    np.testing.assert_allclose(grads[2].numpy(), [2.0, 2.0])
+
+
+def test_custom_layer_with_sublayers_trains_all_weights():
+    class Residual(Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.inner = layers.Dense(units, activation="tanh")
+            self.proj = layers.Dense(units)
+
+        def call(self, inputs):
+            return ops.add(self.proj(self.inner(inputs)), inputs)
+
+    lamina.utils.set_random_seed(0)
+    r = rng(4)
+    x = f32(r.standard_normal((64, 3)))
+    y = f32(np.sin(x))
+    block = Residual(3)
+    model = lamina.Sequential([lamina.Input((3,)), block])
+    assert len(model.trainable_weights) == 4
+    model.compile(optimizer=lamina.optimizers.Adam(0.02), loss="mse")
+    before = model.evaluate(x, y, verbose=0)
+    model.fit(x, y, epochs=40, batch_size=16, verbose=0)
+    assert model.evaluate(x, y, verbose=0) < 0.25 * before
