@@ -44,7 +44,6 @@ def _offset_slices(offset, spatial, out, strides, dilation, pads):
     return tuple(out_slices), tuple(in_slices), partial
 
 
-
 def _geometry(x_shape, pool_size, strides, padding):
     rank = len(x_shape) - 2
     pool_size = _as_tuple(pool_size, rank, "pool_size")

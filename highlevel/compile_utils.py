@@ -75,6 +75,10 @@ class CompiledMetrics:
         self._resolved = None
         self._metrics = []
         self._loss_metrics = list(compiled_loss.trackers)
+        for requested in self._requested + self._weighted:  # unknown names fail in compile()
+            for identifier in _as_identifier_list(requested):
+                if isinstance(identifier, str) and identifier.lower() not in ("accuracy", "acc"):
+                    metrics_module.METRICS.lookup(identifier)
 
     @property
     def metrics(self):

@@ -36,6 +36,10 @@ def structure_to_list(value, names, what):
         return list(value)
     if isinstance(value, (list, tuple)) and len(value) == 1 and hasattr(value[0], "shape"):
         return [value[0]]
+    if isinstance(value, (list, tuple)) and len(value) > 1 and all(
+            isinstance(v, (np.ndarray, Tensor)) and v.ndim >= 2 for v in value):
+        raise ValueError(f"{what} is a list of {len(value)} arrays, but the model has one "
+                         f"{'input' if what == 'x' else 'output'} ({names[0]!r}): pass one array")
     return [value]
 
 

@@ -99,8 +99,15 @@ def write_array(group, name, array, checksum=True):
     else:
         dataset[()] = array
     if checksum:
-        dataset.attrs[DATASET_CHECKSUM_ATTR] = array_checksum(array)
+        write_text_attr(dataset, DATASET_CHECKSUM_ATTR, array_checksum(array))
     return dataset
+
+
+def write_text_attr(obj, name, text):
+    """A string attribute stored as fixed-length UTF-8 bytes (as Keras writes its JSON
+    attributes): reading it never follows heap pointers, which corrupted variable-length
+    strings can turn into crashes inside libhdf5."""
+    obj.attrs[name] = np.bytes_(text.encode("utf-8") or b"\0")
 
 
 @contextlib.contextmanager
@@ -167,6 +174,7 @@ class OpenedFile:
         self.handle = handle
         self.path = path            # None for in-memory bytes
         self.size = size            # bytes in the file
+        self.strict = False         # a lamina file: checksums and attribute types enforced
 
     @property
     def name(self):
@@ -242,12 +250,11 @@ def read_array(opened, dataset, where, verify):
             f"{opened.name}: {where} declares shape {dataset.shape} ({nbytes} bytes), more "
             f"than the whole file ({opened.size} bytes)", opened.path)
     array = np.asarray(dataset[()])
-    if dataset.attrs.get("dtype") in ("bfloat16", b"bfloat16"):
+    if not verify and "dtype" in dataset.attrs and \
+            read_text_attr(opened, dataset, "dtype") == "bfloat16":
         array = (array.astype(np.uint32) << 16).view(np.float32)
     if verify:
-        stored = dataset.attrs.get(DATASET_CHECKSUM_ATTR)
-        if isinstance(stored, bytes):
-            stored = stored.decode("ascii", "replace")
+        stored = read_text_attr(opened, dataset, DATASET_CHECKSUM_ATTR)
         if stored is None:
             raise CorruptFileError(f"{opened.name}: {where} has no checksum (a lamina file "
                                    "stores one for every weight)", opened.path)
@@ -257,6 +264,34 @@ def read_array(opened, dataset, where, verify):
     return array
 
 
+def _check_attr_type(opened, obj, name, classes):
+    """Check an attribute's stored type before reading its value: its class must be one
+    of ``classes`` (``h5py.h5t`` class constants), and in a lamina file strings must be
+    fixed-length (lamina writes no other kind, and a corrupted variable-length string can
+    crash libhdf5 when read)."""
+    type_id = obj.attrs.get_id(name).get_type()
+    type_class = type_id.get_class()
+    if type_class not in classes:
+        raise CorruptFileError(f"{opened.name}: attribute {name!r} of {obj.name} has an "
+                               "unexpected type", opened.path)
+    if type_class == h5py.h5t.STRING and opened.strict and type_id.is_variable_str():
+        raise CorruptFileError(f"{opened.name}: attribute {name!r} of {obj.name} is a "
+                               "variable-length string, which lamina never writes",
+                               opened.path)
+
+
+def read_int_attr(opened, obj, name):
+    """An integer attribute, or None when absent."""
+    if name not in obj.attrs:
+        return None
+    _check_attr_type(opened, obj, name, (h5py.h5t.INTEGER,))
+    value = np.asarray(obj.attrs[name])
+    if value.size != 1:
+        raise CorruptFileError(f"{opened.name}: attribute {name!r} is not a single integer",
+                               opened.path)
+    return int(value.reshape(()))
+
+
 def read_text_attr(opened, obj, name, required=False):
     """A string attribute (``str`` or UTF-8 ``bytes``) or None when absent."""
     if name not in obj.attrs:
@@ -264,6 +299,7 @@ def read_text_attr(opened, obj, name, required=False):
             raise CorruptFileError(f"{opened.name}: attribute {name!r} is missing",
                                    opened.path)
         return None
+    _check_attr_type(opened, obj, name, (h5py.h5t.STRING,))
     value = obj.attrs[name]
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
@@ -283,12 +319,15 @@ def read_name_list(opened, obj, name):
     """A list-of-strings attribute, also when Keras split it into ``name0``, ``name1``...
     (lists over 64 KB); ``[]`` when absent. An empty float array means "no names"."""
     if name in obj.attrs:
-        chunks = [obj.attrs[name]]
+        keys = [name]
     else:
-        chunks, index = [], 0
-        while f"{name}{index}" in obj.attrs:
-            chunks.append(obj.attrs[f"{name}{index}"])
-            index += 1
+        keys = []
+        while f"{name}{len(keys)}" in obj.attrs:
+            keys.append(f"{name}{len(keys)}")
+    chunks = []
+    for key in keys:
+        _check_attr_type(opened, obj, key, (h5py.h5t.STRING, h5py.h5t.FLOAT))
+        chunks.append(obj.attrs[key])
     names = []
     for chunk in chunks:
         values = np.atleast_1d(np.asarray(chunk))
@@ -344,6 +383,7 @@ def guarded(opened, action, what):
 
 
 __all__ = ["CHECKSUMS_ATTR", "CheckpointNotFoundError", "DATASET_CHECKSUM_ATTR", "OpenedFile",
-           "array_checksum", "checksums_attr", "verify_checksums", "guarded", "h5_bytes_writer", "h5_writer", "open_h5",
-           "read_array", "read_name_list", "read_text_attr", "text_checksum", "write_array",
-           "write_name_list"]
+           "array_checksum", "checksums_attr", "guarded", "h5_bytes_writer", "h5_writer",
+           "open_h5", "read_array", "read_int_attr", "read_name_list", "read_text_attr",
+           "text_checksum", "verify_checksums", "write_array", "write_name_list",
+           "write_text_attr"]

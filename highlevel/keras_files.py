@@ -9,8 +9,6 @@ writing.
 
 import inspect
 
-import numpy as np
-
 from ..layers.base import Layer, snake_case
 from .checkpoint_errors import UnsupportedFormatError
 
@@ -74,8 +72,26 @@ def _is_model(obj):
     return hasattr(obj, "_graph") and hasattr(obj, "compile")
 
 
+# Children Keras reaches through a public property of the same object (so its files use
+# the public name), where lamina's layer only has the private attribute.
+_KERAS_CHILD_NAMES = {
+    "MultiHeadAttention": {"_query_dense": "query_dense", "_key_dense": "key_dense",
+                           "_value_dense": "value_dense", "_output_dense": "output_dense"},
+}
+
+
 def _children(obj):
     """``[(attribute name, Layer or list of Layers)]`` in Keras' visiting order."""
+    found = _own_children(obj)
+    aliases = _KERAS_CHILD_NAMES.get(type(obj).__name__, {})
+    if aliases:
+        renamed = {aliases.get(name, name): value for name, value in found[1].items()}
+        found = (found[0], renamed)
+    first, rest = found
+    return first + sorted(rest.items(), key=lambda item: name_key(item[0]))
+
+
+def _own_children(obj):
     found = {}
     if _is_model(obj) and obj._graph is not None:
         found_first = [("layers", list(obj.layers))]
@@ -100,7 +116,7 @@ def _children(obj):
                 continue
             if isinstance(value, Layer) or _is_layer_list(value):
                 found[name] = value
-    return found_first + sorted(found.items(), key=lambda item: name_key(item[0]))
+    return found_first, found
 
 
 def _is_layer_list(value):
@@ -227,6 +243,10 @@ def normalize_layer_config(cls, config, where):
             raise UnsupportedFormatError(f"{where}: Keras option {key}={config[key]!r} is "
                                          "not supported by lamina")
         config.pop(key)
+    for key, value in list(config.items()):
+        if isinstance(value, dict) and isinstance(value.get("class_name"), str) and \
+                isinstance(value.get("config", {}), dict):
+            config[key] = _normalize_object(value, f"{where} {key}")
     accepted = _accepted_arguments(cls)
     if accepted is None:
         return config
@@ -238,6 +258,27 @@ def normalize_layer_config(cls, config, where):
         raise UnsupportedFormatError(f"{where}: lamina's {cls.__name__} has no argument "
                                      f"{key!r} (the file sets it to {value!r})")
     return config
+
+
+def _normalize_object(entry, where):
+    """A nested initializer/regularizer entry with Keras-only keys removed: ``module`` and
+    ``registered_name``, and arguments lamina's class lacks whose value is None (Keras
+    3.15's ``input_axes`` / ``output_axes`` of variance-scaling initializers)."""
+    from ..layers.initializers import INITIALIZERS
+    from ..layers.regularizers import REGULARIZERS
+    name = entry["class_name"]
+    registry = next((r for r in (INITIALIZERS, REGULARIZERS) if name in r), None)
+    if registry is None:
+        return entry
+    inner = dict(entry.get("config") or {})
+    accepted = _accepted_arguments(registry.lookup(name))
+    if accepted is not None:
+        for key in sorted(set(inner) - accepted):
+            if inner[key] is not None:
+                raise UnsupportedFormatError(f"{where}: lamina's {name} has no argument "
+                                             f"{key!r} (the file sets it to {inner[key]!r})")
+            inner.pop(key)
+    return {"class_name": name, "config": inner}
 
 
 def _accepted_arguments(cls):
@@ -267,10 +308,6 @@ def loss_for_file(identifier):
     if isinstance(identifier, dict) and "class_name" not in identifier:
         return {key: loss_for_file(value) for key, value in identifier.items()}
     return identifier
-
-
-def as_numpy_scalar(value, dtype):
-    return np.asarray(value, dtype=dtype)
 
 
 __all__ = ["KERAS_SCHEMA_VERSION", "VarsEntry", "dtype_name", "legacy_weight_names",

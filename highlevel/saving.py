@@ -21,6 +21,8 @@ Errors are the documented :mod:`checkpoint_errors` (re-exported here).
 import json
 import os
 
+import numpy as np
+
 from ..backends import state
 from . import file_integrity as integrity
 from . import keras_files, model_config, optimizer_state, weights_files
@@ -56,17 +58,17 @@ def write_model(handle, model, include_optimizer=True):
     training = training_config(model) if include_optimizer else None
     training_text = None if training is None else model_config.to_json(training)
     weights_files.write_root_attrs(handle)
-    handle.attrs["model_config"] = config_text
+    integrity.write_text_attr(handle, "model_config", config_text)
     if training_text is not None:
-        handle.attrs["training_config"] = training_text
-    handle.attrs[SEED_ATTR] = int(state.seed_or_random())
+        integrity.write_text_attr(handle, "training_config", training_text)
+    handle.attrs[SEED_ATTR] = np.int64(state.seed_or_random())
     layout = weights_files.write_legacy_weights(handle.create_group("model_weights"), model)
     optimizer_names = None
     if training is not None:
         optimizer_names = optimizer_state.write_optimizer_weights(handle, model)
-    handle.attrs[integrity.CHECKSUMS_ATTR] = integrity.checksums_attr(
+    integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
         {"model_config": config_text, "training_config": training_text,
-         "weights_layout": layout, "optimizer_layout": optimizer_names})
+         "weights_layout": layout, "optimizer_layout": optimizer_names}))
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
@@ -128,8 +130,7 @@ def read_model_file(opened):
             "model_config": config_text, "training_config": training_text,
             "weights_layout": layout,
             "optimizer_layout": None if content.optimizer is None else content.optimizer[0]})
-        if SEED_ATTR in opened.handle.attrs:
-            content.seed = int(opened.handle.attrs[SEED_ATTR])
+        content.seed = integrity.read_int_attr(opened, opened.handle, SEED_ATTR)
     content.model_config = _parse_json(opened, config_text, "model_config")
     if training_text is not None:
         content.training_config = _parse_json(opened, training_text, "training_config")

@@ -67,7 +67,7 @@ class Trainer:
 
     def _output_names_for_compile(self):
         graph = getattr(self, "_graph", None)
-        if graph is not None and len(graph.flat_outputs) > 1:
+        if graph is not None:  # a single output is named too: y={"out": ...} works
             return [t.node.layer.name for t in graph.flat_outputs]
         return ["output"]
 
@@ -124,7 +124,6 @@ class Trainer:
         Override to customize ``fit`` (write it with ``lamina.grad`` and
         ``self.optimizer.apply``)."""
         x, y, sample_weight = data
-        self._clear_call_losses()
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
@@ -140,7 +139,6 @@ class Trainer:
         """One evaluation step; override to customize ``evaluate``."""
         x, y, sample_weight = data
         with no_grad():
-            self._clear_call_losses()
             y_pred = self(x, training=False)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
             self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))

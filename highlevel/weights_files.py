@@ -67,10 +67,10 @@ def check_not_keras_zip(path):
 
 def write_root_attrs(handle):
     from .. import __version__
-    handle.attrs["keras_version"] = keras_files.KERAS_SCHEMA_VERSION
-    handle.attrs["backend"] = LAMINA_BACKEND
-    handle.attrs[FORMAT_ATTR] = FORMAT_VERSION
-    handle.attrs["lamina_version"] = __version__
+    integrity.write_text_attr(handle, "keras_version", keras_files.KERAS_SCHEMA_VERSION)
+    integrity.write_text_attr(handle, "backend", LAMINA_BACKEND)
+    handle.attrs[FORMAT_ATTR] = np.int64(FORMAT_VERSION)
+    integrity.write_text_attr(handle, "lamina_version", __version__)
 
 
 def write_legacy_weights(group, model):
@@ -78,8 +78,8 @@ def write_legacy_weights(group, model):
     structure (names) that the layout checksum covers."""
     layers = model.layers
     integrity.write_name_list(group, "layer_names", [layer.name for layer in layers])
-    group.attrs["backend"] = LAMINA_BACKEND
-    group.attrs["keras_version"] = keras_files.KERAS_SCHEMA_VERSION
+    integrity.write_text_attr(group, "backend", LAMINA_BACKEND)
+    integrity.write_text_attr(group, "keras_version", keras_files.KERAS_SCHEMA_VERSION)
     structure = []
     for layer in sorted(layers, key=lambda item: item.name):
         sub = group.create_group(layer.name)
@@ -101,14 +101,14 @@ def write_layout_weights(handle, model, optimizer_values=None):
     for entry in keras_files.weights_layout_entries(model):
         path = f"{entry.path}/vars" if entry.path else "vars"
         group = handle.require_group(path)
-        group.attrs["name"] = entry.name
+        integrity.write_text_attr(group, "name", entry.name)
         for index, variable in enumerate(entry.variables):
             integrity.write_array(group, str(index), variable.numpy())
         structure.append([path, entry.name, len(entry.variables)])
     if optimizer_values is not None:
         name, values = optimizer_values
         group = handle.require_group("optimizer/vars")
-        group.attrs["name"] = name
+        integrity.write_text_attr(group, "name", name)
         for index, value in enumerate(values):
             integrity.write_array(group, str(index), value)
         structure.append(["optimizer/vars", name, len(values)])
@@ -133,8 +133,8 @@ def save_weights(model, filepath, overwrite=True):
             structure = write_layout_weights(handle, model, values)
         else:
             structure = write_legacy_weights(handle, model)
-        handle.attrs[integrity.CHECKSUMS_ATTR] = integrity.checksums_attr(
-            {"weights_layout": structure})
+        integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
+            {"weights_layout": structure}))
 
 
 # ---------------------------------------------------------------------------- reading
@@ -228,14 +228,10 @@ def detect_layout(opened):
 
 def is_lamina_file(opened):
     """Whether lamina wrote the file (then every checksum must be present and match)."""
-    if FORMAT_ATTR not in opened.handle.attrs:
+    version = integrity.read_int_attr(opened, opened.handle, FORMAT_ATTR)
+    if version is None:
         return False
-    version = opened.handle.attrs[FORMAT_ATTR]
-    try:
-        version = int(np.asarray(version).reshape(()))
-    except (TypeError, ValueError):
-        raise CorruptFileError(f"{opened.name}: unreadable {FORMAT_ATTR} attribute",
-                               opened.path) from None
+    opened.strict = True
     if version > FORMAT_VERSION or version < 1:
         raise UnsupportedFormatError(f"{opened.name} has lamina format version {version}; "
                                      f"this lamina reads versions 1 to {FORMAT_VERSION}",
@@ -298,6 +294,11 @@ def plan_legacy(model, file_layers, opened, by_name=False, skip_mismatch=False):
                 f"{len(model_layers)} layers with weights "
                 f"({[layer.name for layer in model_layers]}), the file has {len(stored)} "
                 f"({[layer.name for layer in stored]})", opened.path)
+        if sorted(layer.name for layer in model_layers) == sorted(f.name for f in stored):
+            # Same names: pair by name, which equals the topological pairing whenever the
+            # orders agree and stays right when parallel branches were ordered differently.
+            by_layer_name = {layer.name: layer for layer in stored}
+            stored = [by_layer_name[layer.name] for layer in model_layers]
         for layer, found in zip(model_layers, stored):
             _plan_layer(layer, found, opened, f"file layer '{found.name}'", skip_mismatch,
                         report, plan)
@@ -329,10 +330,15 @@ def plan_layout(model, file_vars, opened, by_name=False, skip_mismatch=False):
                 f"{opened.name}: layer count mismatch: model '{model.name}' has "
                 f"{len(with_weights)} layers with weights, the file has "
                 f"{len(stored_layers)} ({sorted(stored_layers)})", opened.path)
+    file_names = {item.name: path for path, item in top_level_file.items()
+                  if any(p == path or p.startswith(path + "/") for p in unused)}
+    same_names = sorted(file_names) == sorted(o.name for o in with_weights)
     for owner in owners:
         owner_entries = [e for e in entries if e.owner is owner]
         base = owner_paths.get(id(owner), owner_entries[0].path)
         file_base = base
+        if same_names and not by_name and owner.name in file_names:
+            file_base = file_names[owner.name]     # as in plan_legacy: names decide
         if by_name:
             matches = [p for p, item in top_level_file.items() if item.name == owner.name]
             if not matches:
@@ -374,7 +380,8 @@ def plan_layout(model, file_vars, opened, by_name=False, skip_mismatch=False):
             unused.pop(path, None)
             report.loaded.append(f"{owner.name}/{variable.name}")
     for path in sorted(unused):
-        report.skipped.append((path, "in the file, not used by the model"))
+        report.skipped.append((f"{unused[path].name} ({path})",
+                               "in the file, not used by the model"))
     return plan, report
 
 

@@ -2,16 +2,15 @@
 leaves things out: the MLP-like networks built for ``model=None`` (scikit-learn's
 ``MLPClassifier``/``MLPRegressor`` defaults, in float64), the training arguments
 (``batch_size=min(200, n_samples)``, up to 200 epochs, early stopping on the training
-loss, silent), the re-compilation of a cloned model, and the scoped engine state
-(seed, default float dtype, BLAS threads) that one wrapper fit runs under and restores.
+loss, silent), the re-compilation of a cloned model, what the wrappers read off a user
+model (output units, sparse loss), and the scoped engine state (seed, default float dtype,
+BLAS threads) that one wrapper fit runs under and restores.
 """
 
 import contextlib
 import copy
 import numbers
 import os
-
-import numpy as np
 
 from ..backends import state
 from ..layers.core import Dense
@@ -233,6 +232,26 @@ def as_dense(X):
     return X.toarray() if hasattr(X, "toarray") else X
 
 
+def output_units(model):
+    """The last dimension of the model's single output, or None when unknown."""
+    outputs = getattr(model, "outputs", None)
+    if not outputs or len(outputs) != 1:
+        return None
+    shape = outputs[0].shape
+    return shape[-1] if len(shape) >= 2 else None
+
+
+def uses_sparse_loss(model):
+    """Whether the model's single loss takes integer labels (a sparse cross-entropy)."""
+    compiled = getattr(model, "_compiled_loss", None)
+    if compiled is None or len(compiled.losses) != 1 or compiled.losses[0] is None:
+        return False
+    loss = compiled.losses[0]
+    names = (getattr(loss, "name", "") or "", type(loss).__name__,
+             getattr(getattr(loss, "fn", None), "__name__", "") or "")
+    return any("sparse" in name.lower() for name in names)
+
+
 __all__ = ["DEFAULT_MODEL_KWARGS", "build_autoencoder", "build_mlp", "compile_like",
-           "encoder_of", "engine_scope", "network_settings", "seed_from",
-           "training_arguments", "worker_blas_threads"]
+           "encoder_of", "engine_scope", "network_settings", "output_units", "seed_from",
+           "training_arguments", "uses_sparse_loss", "worker_blas_threads"]

@@ -33,7 +33,6 @@ Example:
 """
 
 import copy
-import warnings
 
 import numpy as np
 from sklearn.base import (BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin,
@@ -339,7 +338,7 @@ class SKLearnClassifier(ClassifierMixin, SKLearnWrapper):
         """The targets in the form the model's output and loss expect."""
         if self._is_multilabel():
             return target
-        units = _output_units(model)
+        units = defaults.output_units(model)
         if units == 1:
             if len(self.classes_) != 2:
                 raise ValueError(f"the model has 1 output unit but there are "
@@ -348,7 +347,7 @@ class SKLearnClassifier(ClassifierMixin, SKLearnWrapper):
         if units is not None and units != len(self.classes_):
             raise ValueError(f"the model has {units} output units for {len(self.classes_)} "
                              "classes: give it one unit per class (or 1 for binary targets)")
-        if _uses_sparse_loss(model):
+        if defaults.uses_sparse_loss(model):
             return target
         return self._builder_target(target)
 
@@ -493,25 +492,6 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc", "coo"),
                           dtype=(np.float64, np.float32))
         return np.asarray(self._predict_with(self._transform_model(), defaults.as_dense(X)))
-
-
-def _output_units(model):
-    """The last dimension of the model's single output, or None when unknown."""
-    outputs = getattr(model, "outputs", None)
-    if not outputs or len(outputs) != 1:
-        return None
-    shape = outputs[0].shape
-    return shape[-1] if len(shape) >= 2 else None
-
-
-def _uses_sparse_loss(model):
-    compiled = getattr(model, "_compiled_loss", None)
-    if compiled is None or len(compiled.losses) != 1 or compiled.losses[0] is None:
-        return False
-    loss = compiled.losses[0]
-    names = (getattr(loss, "name", "") or "", type(loss).__name__,
-             getattr(getattr(loss, "fn", None), "__name__", "") or "")
-    return any("sparse" in name.lower() for name in names)
 
 
 __all__ = ["SKLearnClassifier", "SKLearnRegressor", "SKLearnTransformer"]

@@ -54,8 +54,8 @@ class _HeadProjection(Layer):
 
     def __init__(self, name, out_dims, contract, owner, use_bias, kernel_initializer,
                  bias_initializer, kernel_regularizer, bias_regularizer, kernel_constraint,
-                 bias_constraint, trainable, dtype):
-        super().__init__(name=name, trainable=trainable, dtype=dtype)
+                 bias_constraint, dtype):
+        super().__init__(name=name, dtype=dtype)
         # ``_outer`` is the one attribute name Layer does not track as a sublayer.
         self.out_dims, self.contract, self._outer = tuple(out_dims), contract, owner
         self.use_bias = use_bias
@@ -76,6 +76,7 @@ class _HeadProjection(Layer):
                                      constraint=b_con) if self.use_bias else None)
         for weight in self.weights:
             weight.path = f"{self._outer.name}/{self.name}/{weight.name}"
+        self._outer._sync_requires_grad(True)   # a frozen attention layer freezes these
         self.in_size = math.prod(in_dims)
         self.out_size = math.prod(self.out_dims)
         self.built = True
@@ -158,8 +159,13 @@ class MultiHeadAttention(Layer):
         return _HeadProjection(name, out_dims, contract, self, self.use_bias,
                                self.kernel_initializer, self.bias_initializer,
                                self.kernel_regularizer, self.bias_regularizer,
-                               self.kernel_constraint, self.bias_constraint, self.trainable,
-                               self.dtype)
+                               self.kernel_constraint, self.bias_constraint, self.dtype)
+
+    # Keras' public names of the projections (also the weights-file group names).
+    query_dense = property(lambda self: self._query_dense)
+    key_dense = property(lambda self: self._key_dense)
+    value_dense = property(lambda self: self._value_dense)
+    output_dense = property(lambda self: self._output_dense)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         """Create the weights (key/value ones on the first call unless their shapes are

@@ -22,6 +22,7 @@ from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_
 LAYERS = Registry("layer")
 
 _name_counts = {}
+_outermost_call = [None]
 
 
 def unique_name(base):
@@ -88,6 +89,8 @@ class Layer:
             raise TypeError(f"layer name must be a string, got {name!r}")
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = bool(trainable)
+        if isinstance(dtype, dict):  # Keras 3 DTypePolicy config
+            dtype = dtype.get("config", {}).get("name")
         self.dtype = np.dtype(dtype or state.floatx()).name
         self.built = False
         self._own_weights = []
@@ -123,7 +126,10 @@ class Layer:
 
     @trainable.setter
     def trainable(self, value):
+        """Set the flag on this layer and every sublayer (Keras 3 semantics)."""
         self._trainable = bool(value)
+        for layer in self._tracked_layers():
+            layer.trainable = value
         self._sync_requires_grad(True)
 
     def _sync_requires_grad(self, parent_trainable):
@@ -344,6 +350,15 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         if is_symbolic(inputs):
             return self._call_symbolic(inputs, args, kwargs)
+        if _outermost_call[0] is None:
+            # The outermost call starts a new forward pass: drop the penalties that
+            # add_loss collected during the previous one (as Keras 3 does).
+            _outermost_call[0] = self
+            try:
+                self._clear_call_losses()
+                return self.__call__(inputs, *args, **kwargs)
+            finally:
+                _outermost_call[0] = None
         if type(inputs) is not Tensor:
             inputs = self._convert_inputs(inputs)
         if not self.built:
@@ -357,7 +372,7 @@ class Layer:
         outputs = self.call(inputs, *args, **kwargs)
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
-                self.add_loss(self.activity_regularizer(output) / output.shape[0])
+                self.add_loss(self.activity_regularizer(output))
         return outputs
 
     def _convert_inputs(self, inputs):

@@ -23,7 +23,13 @@ _LEGACY_KEYS = ("implementation", "time_major")
 
 
 def _deserialize(entry, custom_objects=None):
-    return LAYERS.lookup(entry["class_name"], custom_objects).from_config(entry["config"])
+    """A nested layer (Bidirectional's layers, RNN's cell) from ``{"class_name", "config"}``;
+    a Keras 3 DTypePolicy dict in the nested config becomes its dtype name."""
+    config = dict(entry["config"])
+    if isinstance(config.get("dtype"), dict):
+        name = (config["dtype"].get("config") or {}).get("name", "float32")
+        config["dtype"] = "float32" if name.startswith("mixed_") else name
+    return LAYERS.lookup(entry["class_name"], custom_objects).from_config(config)
 
 
 def _serialize(layer):
@@ -97,6 +103,7 @@ class RNN(Layer):
         if not self.cell.built:
             self.cell._maybe_build((input_shape[0], features))
             nest_weight_paths(self, self.cell)
+            self._sync_requires_grad(True)      # a frozen layer freezes its cell's weights
         self.input_spec = InputSpec(ndim=3, axes={-1: features})
         self.built = True
 
@@ -259,7 +266,7 @@ class SimpleRNN(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="simple_rnn_cell",
-                trainable=trainable, dtype=self.dtype)
+                dtype=self.dtype)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -294,7 +301,7 @@ class LSTM(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="lstm_cell",
-                trainable=trainable, dtype=self.dtype)
+                dtype=self.dtype)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -333,7 +340,7 @@ class GRU(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, reset_after=reset_after,
-                name="gru_cell", trainable=trainable, dtype=self.dtype)
+                name="gru_cell", dtype=self.dtype)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -416,6 +423,7 @@ class Bidirectional(Layer):
             if not direction.built:
                 direction._maybe_build(input_shape)
                 nest_weight_paths(self, direction)
+        self._sync_requires_grad(True)
         self.input_spec = self.forward_layer.input_spec
         self.built = True
 

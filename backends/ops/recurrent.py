@@ -20,8 +20,15 @@ Example:
     >>> seq, h, c = ops.lstm(x, kernel, recurrent_kernel, bias)
 """
 
+import contextlib
+
 from .. import state
 from .core import data_of, index_data, record, xp
+
+try:                                   # scikit-learn's dependency, so normally present
+    import threadpoolctl
+except ImportError:                    # pragma: no cover
+    threadpoolctl = None
 
 RECURRENT_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
 
@@ -67,6 +74,32 @@ def check_activation(name, what="activation"):
     if name not in RECURRENT_ACTIVATIONS:
         raise ValueError(f"recurrent {what} must be one of {RECURRENT_ACTIVATIONS}, "
                          f"got {name!r}")
+
+
+# ------------------------------------------------------------------ BLAS threads
+_BLAS = []          # lazily: [threadpoolctl controller of the BLAS libraries, or None]
+_SERIAL_STEP_MACS = 1 << 24
+
+
+def _serial_blas(batch, units, width):
+    """A context running the time loop's small per-step GEMMs on one BLAS thread.
+
+    A multithreaded BLAS spends more on waking and synchronising its threads than a
+    (batch, units) x (units, gates) product costs, and far more on a busy machine. Only
+    the NumPy engine, and only when a step's GEMM is small; the big GEMMs before and after
+    the loop keep every thread.
+    """
+    if threadpoolctl is None or xp().__name__ != "numpy" or \
+            batch * units * width > _SERIAL_STEP_MACS:
+        return contextlib.nullcontext()
+    if not _BLAS:
+        try:
+            _BLAS.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
+        except Exception:              # pragma: no cover - an exotic BLAS build
+            _BLAS.append(None)
+    if _BLAS[0] is None or not _BLAS[0].lib_controllers:
+        return contextlib.nullcontext()
+    return _BLAS[0].limit(limits=1)
 
 
 # ------------------------------------------------------------------ shared plumbing
@@ -215,21 +248,22 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     cs[0] = seq.initial(initial_c)
     gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)
     cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
-    for t in range(steps):
-        z = gates[t]
-        numpy_like.matmul(seq.dropped(hs[t]), u_data, out=z)
-        z += seq.projection[t]
-        _activate(recurrent_activation, z[:, :2 * u])
-        _activate(activation, z[:, 2 * u:3 * u])
-        _activate(recurrent_activation, z[:, 3 * u:])
-        i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
-        c_new = f * cs[t]
-        c_new += i * g
-        tc = cell_act[t]
-        tc[...] = c_new
-        _activate(activation, tc)
-        cs[t + 1] = seq.carry(t, c_new, cs[t])
-        hs[t + 1] = seq.carry(t, o * tc, hs[t])
+    with _serial_blas(batch, u, 4 * u):
+        for t in range(steps):
+            z = gates[t]
+            numpy_like.matmul(seq.dropped(hs[t]), u_data, out=z)
+            z += seq.projection[t]
+            _activate(recurrent_activation, z[:, :2 * u])
+            _activate(activation, z[:, 2 * u:3 * u])
+            _activate(recurrent_activation, z[:, 3 * u:])
+            i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+            c_new = f * cs[t]
+            c_new += i * g
+            tc = cell_act[t]
+            tc[...] = c_new
+            _activate(activation, tc)
+            cs[t + 1] = seq.carry(t, c_new, cs[t])
+            hs[t + 1] = seq.carry(t, o * tc, hs[t])
     packed[steps + 1] = cs[steps]
 
     def backward(g_packed, needs):
@@ -237,30 +271,31 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
         u_t = u_data.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
         dc = g_packed[steps + 1].copy()
-        for t in range(steps - 1, -1, -1):
-            dh = dh + g_packed[t + 1]
-            dh_new, dh_carry = seq.split_upstream(t, dh)
-            dc_new, dc_carry = seq.split_upstream(t, dc)
-            z, dz, tc = gates[t], d_gates[t], cell_act[t]
-            i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
-            d_cell = dh_new * o
-            _scale_by_derivative(activation, d_cell, tc)
-            d_cell += dc_new
-            numpy_like.multiply(dh_new, tc, out=dz[:, 3 * u:])
-            _scale_by_derivative(recurrent_activation, dz[:, 3 * u:], o)
-            numpy_like.multiply(d_cell, g, out=dz[:, :u])
-            _scale_by_derivative(recurrent_activation, dz[:, :u], i)
-            numpy_like.multiply(d_cell, cs[t], out=dz[:, u:2 * u])
-            _scale_by_derivative(recurrent_activation, dz[:, u:2 * u], f)
-            numpy_like.multiply(d_cell, i, out=dz[:, 2 * u:3 * u])
-            _scale_by_derivative(activation, dz[:, 2 * u:3 * u], g)
-            dc = d_cell * f
-            dh = dz @ u_t
-            if seq.dropout is not None:
-                dh *= seq.dropout
-            if dh_carry is not None:
-                dh += dh_carry
-                dc += dc_carry
+        with _serial_blas(batch, u, 4 * u):
+            for t in range(steps - 1, -1, -1):
+                dh = dh + g_packed[t + 1]
+                dh_new, dh_carry = seq.split_upstream(t, dh)
+                dc_new, dc_carry = seq.split_upstream(t, dc)
+                z, dz, tc = gates[t], d_gates[t], cell_act[t]
+                i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+                d_cell = dh_new * o
+                _scale_by_derivative(activation, d_cell, tc)
+                d_cell += dc_new
+                numpy_like.multiply(dh_new, tc, out=dz[:, 3 * u:])
+                _scale_by_derivative(recurrent_activation, dz[:, 3 * u:], o)
+                numpy_like.multiply(d_cell, g, out=dz[:, :u])
+                _scale_by_derivative(recurrent_activation, dz[:, :u], i)
+                numpy_like.multiply(d_cell, cs[t], out=dz[:, u:2 * u])
+                _scale_by_derivative(recurrent_activation, dz[:, u:2 * u], f)
+                numpy_like.multiply(d_cell, i, out=dz[:, 2 * u:3 * u])
+                _scale_by_derivative(activation, dz[:, 2 * u:3 * u], g)
+                dc = d_cell * f
+                dh = dz @ u_t
+                if seq.dropout is not None:
+                    dh *= seq.dropout
+                if dh_carry is not None:
+                    dh += dh_carry
+                    dc += dc_carry
         grad_x, grad_w = seq.input_gradients(needs, d_gates)
         flat = d_gates.reshape(-1, 4 * u)
         grad_u = seq.dropped_history(hs).T @ flat if needs[2] else None
@@ -301,63 +336,65 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     # reset_after: the recurrent part of the candidate; else r * h (the candidate GEMM input)
     memory = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
     u_zr, u_h = u_data[:, :2 * u], u_data[:, 2 * u:]
-    for t in range(steps):
-        h = seq.dropped(packed[t])
-        x_part, g = seq.projection[t], gates[t]
-        if reset_after:
-            recurrent = h @ u_data
-            if recurrent_bias is not None:
-                recurrent += recurrent_bias
-            numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
-            _activate(recurrent_activation, g[:, :2 * u])
-            memory[t] = recurrent[:, 2 * u:]
-            numpy_like.multiply(g[:, u:2 * u], memory[t], out=g[:, 2 * u:])
-        else:
-            numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
-            _activate(recurrent_activation, g[:, :2 * u])
-            numpy_like.multiply(g[:, u:2 * u], h, out=memory[t])
-            g[:, 2 * u:] = memory[t] @ u_h
-        g[:, 2 * u:] += x_part[:, 2 * u:]
-        candidate = _activate(activation, g[:, 2 * u:])
-        h_new = h - candidate
-        h_new *= g[:, :u]
-        h_new += candidate
-        packed[t + 1] = seq.carry(t, h_new, packed[t])
+    with _serial_blas(batch, u, 3 * u):
+        for t in range(steps):
+            h = seq.dropped(packed[t])
+            x_part, g = seq.projection[t], gates[t]
+            if reset_after:
+                recurrent = h @ u_data
+                if recurrent_bias is not None:
+                    recurrent += recurrent_bias
+                numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
+                _activate(recurrent_activation, g[:, :2 * u])
+                memory[t] = recurrent[:, 2 * u:]
+                numpy_like.multiply(g[:, u:2 * u], memory[t], out=g[:, 2 * u:])
+            else:
+                numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
+                _activate(recurrent_activation, g[:, :2 * u])
+                numpy_like.multiply(g[:, u:2 * u], h, out=memory[t])
+                g[:, 2 * u:] = memory[t] @ u_h
+            g[:, 2 * u:] += x_part[:, 2 * u:]
+            candidate = _activate(activation, g[:, 2 * u:])
+            h_new = h - candidate
+            h_new *= g[:, :u]
+            h_new += candidate
+            packed[t + 1] = seq.carry(t, h_new, packed[t])
 
     def backward(g_packed, needs):
         d_input = numpy_like.empty_like(gates)          # d(pre-activations), input side
         d_recurrent = numpy_like.empty_like(gates) if reset_after else None
         u_t, u_zr_t, u_h_t = u_data.T, u_zr.T, u_h.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
-        for t in range(steps - 1, -1, -1):
-            dh = dh + g_packed[t + 1]
-            dh_new, dh_carry = seq.split_upstream(t, dh)
-            h = seq.dropped(packed[t])
-            g, dg = gates[t], d_input[t]
-            z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
-            d_cand = dg[:, 2 * u:]
-            numpy_like.multiply(dh_new, 1 - z, out=d_cand)
-            _scale_by_derivative(activation, d_cand, candidate)
-            numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
-            _scale_by_derivative(recurrent_activation, dg[:, :u], z)
-            if reset_after:
-                numpy_like.multiply(d_cand, memory[t], out=dg[:, u:2 * u])
-                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                dr_ = d_recurrent[t]
-                dr_[:, :2 * u] = dg[:, :2 * u]
-                numpy_like.multiply(d_cand, r, out=dr_[:, 2 * u:])
-                dh = dr_ @ u_t
-            else:
-                d_reset_h = d_cand @ u_h_t
-                numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
-                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                dh = dg[:, :2 * u] @ u_zr_t
-                dh += d_reset_h * r
-            dh += dh_new * z
-            if seq.dropout is not None:
-                dh *= seq.dropout
-            if dh_carry is not None:
-                dh += dh_carry
+        with _serial_blas(batch, u, 3 * u):
+            for t in range(steps - 1, -1, -1):
+                dh = dh + g_packed[t + 1]
+                dh_new, dh_carry = seq.split_upstream(t, dh)
+                h = seq.dropped(packed[t])
+                g, dg = gates[t], d_input[t]
+                z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
+                d_cand = dg[:, 2 * u:]
+                numpy_like.multiply(dh_new, 1 - z, out=d_cand)
+                _scale_by_derivative(activation, d_cand, candidate)
+                numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
+                _scale_by_derivative(recurrent_activation, dg[:, :u], z)
+                if reset_after:
+                    numpy_like.multiply(d_cand, memory[t], out=dg[:, u:2 * u])
+                    _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                    d_rec = d_recurrent[t]
+                    d_rec[:, :2 * u] = dg[:, :2 * u]
+                    numpy_like.multiply(d_cand, r, out=d_rec[:, 2 * u:])
+                    dh = d_rec @ u_t
+                else:
+                    d_reset_h = d_cand @ u_h_t
+                    numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
+                    _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                    dh = dg[:, :2 * u] @ u_zr_t
+                    dh += d_reset_h * r
+                dh += dh_new * z
+                if seq.dropout is not None:
+                    dh *= seq.dropout
+                if dh_carry is not None:
+                    dh += dh_carry
         grad_x, grad_w = seq.input_gradients(needs, d_input)
         flat_input = d_input.reshape(-1, 3 * u)
         grad_u = grad_b = None
@@ -397,27 +434,29 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
     activated = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
-    for t in range(steps):
-        a = activated[t]
-        numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
-        a += seq.projection[t]
-        _activate(activation, a)
-        packed[t + 1] = seq.carry(t, a, packed[t])
+    with _serial_blas(batch, u, u):
+        for t in range(steps):
+            a = activated[t]
+            numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
+            a += seq.projection[t]
+            _activate(activation, a)
+            packed[t + 1] = seq.carry(t, a, packed[t])
 
     def backward(g_packed, needs):
         d_pre = numpy_like.empty_like(activated)
         u_t = u_data.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
-        for t in range(steps - 1, -1, -1):
-            dh = dh + g_packed[t + 1]
-            dh_new, dh_carry = seq.split_upstream(t, dh)
-            d_pre[t] = dh_new
-            _scale_by_derivative(activation, d_pre[t], activated[t])
-            dh = d_pre[t] @ u_t
-            if seq.dropout is not None:
-                dh *= seq.dropout
-            if dh_carry is not None:
-                dh += dh_carry
+        with _serial_blas(batch, u, u):
+            for t in range(steps - 1, -1, -1):
+                dh = dh + g_packed[t + 1]
+                dh_new, dh_carry = seq.split_upstream(t, dh)
+                d_pre[t] = dh_new
+                _scale_by_derivative(activation, d_pre[t], activated[t])
+                dh = d_pre[t] @ u_t
+                if seq.dropout is not None:
+                    dh *= seq.dropout
+                if dh_carry is not None:
+                    dh += dh_carry
         grad_x, grad_w = seq.input_gradients(needs, d_pre)
         flat = d_pre.reshape(-1, u)
         grad_u = seq.dropped_history(packed).T @ flat if needs[2] else None

@@ -305,6 +305,11 @@ def test_inputs_as_list_and_dict_of_arrays():
     assert history.history["loss"][0] == pytest.approx(expected, rel=1e-5)
     np.testing.assert_allclose(model.predict({"b": xb, "a": xa}, verbose=0),
                                model.predict([xa, xb], verbose=0))
+    # a single output may be named in compile() and in y, as in Keras
+    model.compile(optimizer=lamina.optimizers.SGD(0.0), loss={"out": "mse"},
+                  metrics={"out": ["mae"]})
+    logs = model.evaluate([xa, xb], {"out": y}, verbose=0, return_dict=True)
+    assert logs["loss"] == pytest.approx(expected, rel=1e-5) and set(logs) == {"loss", "mae"}
 
 
 def test_python_generator_input():

@@ -375,7 +375,7 @@ def test_training_loss_equals_data_loss_plus_penalties():
     pred = hidden @ k2 + b2
     data_loss = np.mean((pred - y) ** 2)
     weight_penalty = 0.01 * (k1 ** 2).sum() + 0.03 * np.abs(k2).sum() + 0.04 * (k2 ** 2).sum()
-    activity_penalty = 0.02 * np.abs(hidden).sum() / len(x)
+    activity_penalty = 0.02 * np.abs(hidden).sum()  # Keras 3: not divided by the batch size
     expected = data_loss + weight_penalty + activity_penalty
     reported = model.test_on_batch(x, y)
     np.testing.assert_allclose(reported, expected, rtol=1e-5)
@@ -406,4 +406,4 @@ def test_activity_penalties_do_not_accumulate_across_steps():
     for _ in range(3):
         model.train_on_batch(x, y)
     assert model.test_on_batch(x, y) == pytest.approx(first)
-    assert first == pytest.approx(4.0 + 2.0)  # mse (2-0)^2 + mean |2|
+    assert first == pytest.approx(4.0 + 16.0)  # mse (2-0)^2 + sum of |2| over 8 rows

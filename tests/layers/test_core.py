@@ -292,3 +292,41 @@ def test_custom_layer_with_sublayers_trains_all_weights():
     before = model.evaluate(x, y, verbose=0)
     model.fit(x, y, epochs=40, batch_size=16, verbose=0)
     assert model.evaluate(x, y, verbose=0) < 0.25 * before
+
+
+# ------------------------------------------------------------------ shared harness
+def square_plus_one(t):
+    return ops.square(t) + 1.0
+
+
+CORE_LAYERS = {
+    "dense_relu": (lambda: layers.Dense(3, activation="relu", bias_initializer="ones"), (4, 5)),
+    "dense_softmax": (lambda: layers.Dense(3, activation="softmax"), (4, 5)),
+    "dense_rank3": (lambda: layers.Dense(2, activation="tanh"), (2, 3, 4)),
+    "activation_elu": (lambda: layers.Activation("elu"), (3, 4)),
+    "flatten": (lambda: layers.Flatten(), (2, 3, 4)),
+    "reshape": (lambda: layers.Reshape((4, -1)), (2, 3, 4)),
+    "permute": (lambda: layers.Permute((2, 1)), (2, 3, 4)),
+    "repeat_vector": (lambda: layers.RepeatVector(3), (2, 4)),
+    "identity": (lambda: layers.Identity(), (2, 4)),
+    "rescaling": (lambda: layers.Rescaling(0.5, offset=2.0), (2, 4)),
+    "lambda": (lambda: layers.Lambda(square_plus_one), (2, 4)),
+    "dropout_inference": (lambda: layers.Dropout(0.5), (2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORE_LAYERS))
+def test_core_layer_gradients_match_finite_differences(float64, check_gradients, name):
+    make, shape = CORE_LAYERS[name]
+    check_gradients(make(), rng(11).standard_normal(shape))
+
+
+@pytest.mark.parametrize("name", sorted(set(CORE_LAYERS) - {"lambda"}))
+def test_core_layer_config_output_shape_and_models(check_config, check_output_shape,
+                                                    check_models, name):
+    make, shape = CORE_LAYERS[name]
+    x = f32(rng(12).standard_normal(shape))
+    layer = make()
+    check_config(layer, x)
+    check_output_shape(layer, x)
+    check_models(make, x)

@@ -205,6 +205,52 @@ def test_gradients_with_mask_and_initial_state(float64, kind):
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7)
 
 
+OP_CASES = {
+    "lstm": (ops.lstm, 4, 2, {}),
+    "gru": (ops.gru, 3, 1, {}),
+    "gru_reset_before": (ops.gru, 3, 1, {"reset_after": False}),
+    "simple_rnn": (ops.simple_rnn, 1, 1, {"activation": "relu"}),
+}
+
+
+@pytest.mark.parametrize("case", list(OP_CASES))
+def test_fused_ops_gradients_with_everything_on(float64, case):
+    """The ops themselves: mask, go_backwards, initial states and a recurrent-dropout mask,
+    gradients of every input against finite differences."""
+    op, gates, n_states, kwargs = OP_CASES[case]
+    batch, steps, features, units = 2, 4, 3, 2
+    bias_shape = (2, gates * units) if op is ops.gru and kwargs.get("reset_after", True) \
+        else (gates * units,)
+    arrays = [RNG.standard_normal((batch, steps, features)),
+              RNG.standard_normal((features, gates * units)) * 0.7,
+              RNG.standard_normal((units, gates * units)) * 0.7,
+              RNG.standard_normal(bias_shape) * 0.3 + 0.05]
+    arrays += [RNG.standard_normal((batch, units)) for _ in range(n_states)]
+    options = dict(kwargs, mask=np.array([[1, 0, 1, 1], [1, 1, 1, 0]], dtype=bool),
+                   go_backwards=True, recurrent_dropout_mask=np.array([[2.0, 0.0], [0.0, 2.0]]))
+    outputs = op(*arrays, **options)
+    projections = [RNG.standard_normal(out.shape) for out in outputs]
+
+    def loss_value():
+        with lamina.no_grad():
+            return sum(float(np.sum(out.numpy() * r))
+                       for out, r in zip(op(*arrays, **options), projections))
+
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    loss = sum(ops.sum(out * r) for out, r in zip(op(*tensors, **options), projections))
+    for array, got in zip(arrays, lamina.grad(loss, tensors)):
+        expected = np.zeros(array.shape)
+        for index in np.ndindex(*array.shape):
+            old = float(array[index])
+            array[index] = old + 1e-6
+            plus = loss_value()
+            array[index] = old - 1e-6
+            minus = loss_value()
+            array[index] = old
+            expected[index] = (plus - minus) / 2e-6
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7)
+
+
 def test_float32_stays_float32_in_forward_and_backward():
     for layer in (layers.LSTM(4, return_sequences=True), layers.GRU(4), layers.SimpleRNN(4)):
         x = Tensor(rand(2, 3, 5), requires_grad=True)
@@ -349,6 +395,21 @@ def test_rnn_with_builtin_cell_and_one_step_cell_call():
     clone(x)
     clone.set_weights(wrapped.get_weights())
     np.testing.assert_allclose(clone(x).numpy(), wrapped(x).numpy(), atol=1e-6)
+
+
+def test_freezing_and_unfreezing_reach_the_cell_weights():
+    x = rand(2, 3, 4)
+    for layer in (layers.LSTM(3, trainable=False),
+                  layers.Bidirectional(layers.GRU(2), trainable=False)):
+        layer(x)
+        assert layer.trainable_weights == [] and len(layer.non_trainable_weights) > 0
+        assert not any(w.requires_grad for w in layer.weights)
+        layer.trainable = True
+        assert layer.trainable_weights == layer.weights
+        assert all(w.requires_grad for w in layer.weights)
+    mha = layers.MultiHeadAttention(2, 2, trainable=False)
+    mha(x, x)
+    assert mha.trainable_weights == [] and not any(w.requires_grad for w in mha.weights)
 
 
 def test_dropout_only_in_training_and_still_differentiable():

@@ -1,0 +1,489 @@
+"""Full-model checkpoints: ``model.save`` / ``lamina.load_model`` round trips for every
+kind of model and every built-in layer, compiled state, in-memory copies (bytes, pickle,
+deepcopy), bit-identical resumed training, and the checkpoint callbacks on real models."""
+
+import copy
+import json
+import os
+import pickle
+
+import h5py
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers
+from lamina.highlevel import saving
+from lamina.highlevel.checkpoint_errors import UnknownClassError, UnsupportedFormatError
+from lamina.layers.base import LAYERS, Layer
+
+
+def randomize(model, seed=0):
+    """Seeded values for every weight (variances kept positive)."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for weight in model.weights:
+        shape = tuple(weight.shape)
+        if "variance" in weight.name:
+            values.append(rng.uniform(0.5, 1.5, size=shape))
+        elif weight.name == "count":
+            values.append(np.full(shape, 10.0))
+        else:
+            values.append(rng.normal(size=shape) * 0.5)
+    model.set_weights([v.astype(w.numpy().dtype) for v, w in zip(values, model.weights)])
+    return model
+
+
+def as_list(prediction):
+    return prediction if isinstance(prediction, list) else [prediction]
+
+
+def assert_same_predictions(first, second, x):
+    for a, b in zip(as_list(first.predict(x, verbose=0)), as_list(second.predict(x, verbose=0))):
+        np.testing.assert_array_equal(a, b)
+
+
+def mlp(seed=3, compiled=True, optimizer="adam"):
+    lamina.utils.set_random_seed(seed)
+    model = lamina.Sequential([layers.Input((6,)), layers.Dense(16, activation="relu"),
+                               layers.Dropout(0.3), layers.Dense(3, activation="softmax")])
+    if compiled:
+        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+                      metrics=["accuracy"])
+    return model
+
+
+def data(n=96, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, 6)).astype("float32"), rng.integers(0, 3, n)
+
+
+# ----------------------------------------------------------------------------- model kinds
+def test_sequential_round_trip_is_bit_identical_and_keeps_compiled_state(tmp_path):
+    x, y = data()
+    model = mlp()
+    model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    path = tmp_path / "m.h5"
+    model.save(path)
+    loaded = lamina.load_model(path)
+    assert type(loaded) is lamina.Sequential and loaded.name == model.name
+    assert [layer.name for layer in loaded.layers] == [layer.name for layer in model.layers]
+    assert_same_predictions(model, loaded, x)
+    assert loaded.compiled and type(loaded.optimizer) is type(model.optimizer)
+    assert loaded.optimizer.get_config() == model.optimizer.get_config()
+    assert loaded.optimizer.iterations == model.optimizer.iterations == 12
+    for weight in model.trainable_weights:
+        twin = loaded.get_layer(weight.path.split("/")[0]).weights[
+            [w.name for w in loaded.get_layer(weight.path.split("/")[0]).weights].index(
+                weight.name)]
+        for slot in ("momentum", "velocity"):
+            np.testing.assert_array_equal(model.optimizer.get_slot(weight, slot).numpy(),
+                                          loaded.optimizer.get_slot(twin, slot).numpy())
+    assert loaded.evaluate(x, y, verbose=0) == model.evaluate(x, y, verbose=0)
+    assert loaded.metrics_names == model.metrics_names
+
+
+def test_file_has_keras_legacy_layout_and_lamina_format_version(tmp_path):
+    model = mlp()
+    model.fit(*data(32), epochs=1, verbose=0)
+    path = tmp_path / "m.h5"
+    model.save(path)
+    with h5py.File(path, "r") as handle:
+        for key in ("model_config", "training_config", "backend", "keras_version",
+                    "lamina_format_version", "lamina_checksums"):
+            assert key in handle.attrs
+        assert int(handle.attrs["lamina_format_version"]) == 1
+        config = json.loads(handle.attrs["model_config"])
+        assert config["class_name"] == "Sequential"
+        group = handle["model_weights"]
+        names = [n.decode() for n in group.attrs["layer_names"]]
+        assert names == [layer.name for layer in model.layers]
+        dense = model.layers[0].name
+        weight_names = [n.decode() for n in group[dense].attrs["weight_names"]]
+        assert weight_names == [f"{model.name}/{dense}/kernel", f"{model.name}/{dense}/bias"]
+        assert group[model.layers[1].name].attrs["weight_names"].dtype == np.float64
+        assert "top_level_model_weights" in group
+        optimizer_names = [n.decode() for n in handle["optimizer_weights"].attrs["weight_names"]]
+        assert optimizer_names[:2] == ["adam/iteration", "adam/learning_rate"]
+        assert optimizer_names[2].endswith("_kernel_momentum")
+        training = json.loads(handle.attrs["training_config"])
+        assert training["loss"]["class_name"] == "SparseCategoricalCrossentropy"
+        assert training["optimizer_config"]["class_name"] == "Adam"
+    with h5py.File(path, "r") as handle:
+        text = handle.attrs["model_config"].decode()
+    assert "lamina." not in text and "highlevel" not in text   # public class names only
+
+
+def test_functional_multi_io_shared_and_nested_models(tmp_path):
+    lamina.utils.set_random_seed(1)
+    inner = lamina.Sequential([layers.Input((5,)), layers.Dense(4, activation="relu"),
+                               layers.BatchNormalization()], name="inner_block")
+    a, b = lamina.Input((5,), name="a"), lamina.Input((3,), name="b")
+    shared = layers.Dense(5, activation="tanh", name="shared")
+    ha = inner(shared(shared(a)))
+    hb = layers.Dense(4, name="from_b")(b)
+    merged = layers.Concatenate()([ha, hb, layers.Add()([ha, hb])])
+    model = lamina.Model([a, b], [layers.Dense(2, activation="softmax", name="cls")(merged),
+                                  layers.Dense(1, name="reg")(merged)])
+    randomize(model)
+    model.compile(optimizer=lamina.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
+                  loss=["sparse_categorical_crossentropy", "mse"], loss_weights=[1.0, 0.5],
+                  metrics=[["accuracy"], ["mae"]])
+    rng = np.random.default_rng(0)
+    x = [rng.normal(size=(20, 5)).astype("float32"), rng.normal(size=(20, 3)).astype("float32")]
+    y = [rng.integers(0, 2, 20), rng.normal(size=(20, 1)).astype("float32")]
+    model.fit(x, y, epochs=1, batch_size=8, verbose=0)
+    model.save(tmp_path / "f.h5")
+    loaded = lamina.load_model(tmp_path / "f.h5")
+    assert_same_predictions(model, loaded, x)
+    assert loaded.optimizer.get_config() == model.optimizer.get_config()
+    assert loaded.optimizer.iterations == 3
+    assert loaded.evaluate(x, y, verbose=0, return_dict=True) == \
+        model.evaluate(x, y, verbose=0, return_dict=True)
+    model.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
+    loaded.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
+    assert_same_predictions(model, loaded, x)
+
+
+class ScaledDense(Layer):
+    """A custom layer (registered only through custom_objects)."""
+
+    def __init__(self, units, scale=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.units, self.scale = units, scale
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units))
+
+    def call(self, inputs):
+        return lamina.ops.matmul(inputs, self.kernel) * self.scale
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units, "scale": self.scale}
+
+
+@LAYERS.register("TwoTowers")
+class TwoTowers(lamina.Model):
+    """A registered subclassed model with get_config, as in Keras."""
+
+    def __init__(self, units=4, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
+        self.units = units
+        self.left = layers.Dense(units, activation="relu")
+        self.right = layers.Dense(units)
+        self.head = layers.Dense(1)
+
+    def call(self, inputs, training=None):
+        return self.head(lamina.ops.concatenate([self.left(inputs), self.right(inputs)], -1))
+
+    def get_config(self):
+        return {"units": self.units, "name": self.name, "trainable": self.trainable}
+
+
+def test_subclassed_model_round_trip(tmp_path):
+    lamina.utils.set_random_seed(2)
+    model = TwoTowers(units=3)
+    model.compile(optimizer=lamina.optimizers.SGD(0.05, momentum=0.9, nesterov=True),
+                  loss="mse")
+    x = np.random.default_rng(0).normal(size=(16, 4)).astype("float32")
+    model.fit(x, x[:, :1], epochs=2, batch_size=8, verbose=0)
+    model.save(tmp_path / "s.h5")
+    loaded = lamina.load_model(tmp_path / "s.h5")
+    assert type(loaded) is TwoTowers and loaded.units == 3
+    assert_same_predictions(model, loaded, x)
+    assert loaded.optimizer.get_config() == model.optimizer.get_config()
+    assert loaded.optimizer.iterations == 4
+
+
+def test_custom_layer_and_lambda_come_from_custom_objects_only(tmp_path):
+    def double_plus_one(t):
+        return t * 2.0 + 1.0
+
+    model = lamina.Sequential([layers.Input((3,)), ScaledDense(4, scale=0.5),
+                               layers.Lambda(double_plus_one)])
+    randomize(model)
+    model.save(tmp_path / "c.h5")
+    with pytest.raises(UnknownClassError, match="custom_objects") as error:
+        lamina.load_model(tmp_path / "c.h5")
+    assert "ScaledDense" in str(error.value) and "c.h5" in str(error.value)
+    with pytest.raises(UnknownClassError, match="double_plus_one"):
+        lamina.load_model(tmp_path / "c.h5", custom_objects={"ScaledDense": ScaledDense})
+    loaded = lamina.load_model(tmp_path / "c.h5", custom_objects={
+        "ScaledDense": ScaledDense, "double_plus_one": double_plus_one})
+    assert_same_predictions(model, loaded, np.ones((2, 3), "float32"))
+
+
+def test_compile_false_and_uncompiled_models(tmp_path):
+    model = mlp()
+    model.save(tmp_path / "a.h5")
+    assert not lamina.load_model(tmp_path / "a.h5", compile=False).compiled
+    bare = mlp(compiled=False)
+    bare.save(tmp_path / "b.h5")
+    with h5py.File(tmp_path / "b.h5", "r") as handle:
+        assert "training_config" not in handle.attrs and "optimizer_weights" not in handle
+    loaded = lamina.load_model(tmp_path / "b.h5")
+    assert not loaded.compiled
+    assert_same_predictions(bare, loaded, data(4)[0])
+
+
+@pytest.mark.parametrize("optimizer", [
+    lamina.optimizers.SGD(0.01, momentum=0.8, nesterov=True, clipnorm=1.0),
+    lamina.optimizers.Adam(0.002, beta_1=0.8, amsgrad=True),
+    lamina.optimizers.AdamW(0.003, weight_decay=0.01),
+    lamina.optimizers.RMSprop(0.001, rho=0.8, momentum=0.3, centered=True),
+    lamina.optimizers.Adagrad(0.05, initial_accumulator_value=0.2),
+    lamina.optimizers.Adam(lamina.optimizers.schedules.ExponentialDecay(0.01, 10, 0.9)),
+], ids=["sgd", "adam_amsgrad", "adamw", "rmsprop", "adagrad", "schedule"])
+def test_every_optimizer_state_round_trips(tmp_path, optimizer):
+    x, y = data(48)
+    model = mlp(optimizer=optimizer)
+    model.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    model.save(tmp_path / "o.h5")
+    loaded = lamina.load_model(tmp_path / "o.h5")
+    assert loaded.optimizer.get_config() == model.optimizer.get_config()
+    assert loaded.optimizer.iterations == 3
+    assert len(loaded.optimizer.variables) == len(model.optimizer.variables)
+    for first, second in zip(model.optimizer.variables, loaded.optimizer.variables):
+        np.testing.assert_array_equal(first.numpy(), second.numpy())
+    model.fit(x, y, epochs=1, batch_size=16, verbose=0, shuffle=False)
+    loaded.fit(x, y, epochs=1, batch_size=16, verbose=0, shuffle=False)
+    for first, second in zip(model.get_weights(), loaded.get_weights()):
+        np.testing.assert_array_equal(first, second)
+
+
+def test_keras_zip_format_is_refused(tmp_path):
+    model = mlp()
+    for call in (model.save, model.save_weights, lamina.load_model):
+        with pytest.raises(UnsupportedFormatError, match=r"\.keras"):
+            call(str(tmp_path / "m.keras"))
+    assert not os.listdir(tmp_path)
+
+
+# ----------------------------------------------------------------------------- every layer
+def _one(make, shape, dtype="float32"):
+    def build():
+        x = lamina.Input(shape, dtype=dtype)
+        return [x], make()(x)
+    return build
+
+
+def _two(make, shape_a, shape_b=None):
+    def build():
+        a, b = lamina.Input(shape_a), lamina.Input(shape_b or shape_a)
+        return [a, b], make()([a, b])
+    return build
+
+
+def _mha():
+    x = lamina.Input((4, 6))
+    return [x], layers.MultiHeadAttention(num_heads=2, key_dim=3)(x, x)
+
+
+LAYER_CASES = {
+    "Activation": _one(lambda: layers.Activation("tanh"), (5,)),
+    "ActivityRegularization": _one(lambda: layers.ActivityRegularization(l1=0.1), (5,)),
+    "Add": _two(layers.Add, (5,)),
+    "Attention": _two(lambda: layers.Attention(use_scale=True), (3, 4), (5, 4)),
+    "Average": _two(layers.Average, (5,)),
+    "AveragePooling1D": _one(lambda: layers.AveragePooling1D(2), (6, 3)),
+    "AveragePooling2D": _one(lambda: layers.AveragePooling2D(2), (4, 4, 2)),
+    "BatchNormalization": _one(lambda: layers.BatchNormalization(momentum=0.9), (5,)),
+    "Bidirectional": _one(lambda: layers.Bidirectional(layers.LSTM(3)), (4, 2)),
+    "Concatenate": _two(lambda: layers.Concatenate(axis=-1), (3,), (2,)),
+    "Conv1D": _one(lambda: layers.Conv1D(3, 2, padding="causal"), (6, 2)),
+    "Conv2D": _one(lambda: layers.Conv2D(3, 3, padding="same", strides=2), (5, 5, 2)),
+    "Conv2DTranspose": _one(lambda: layers.Conv2DTranspose(2, 3, strides=2), (3, 3, 2)),
+    "Cropping1D": _one(lambda: layers.Cropping1D((1, 2)), (6, 2)),
+    "Cropping2D": _one(lambda: layers.Cropping2D(1), (5, 5, 2)),
+    "Dense": _one(lambda: layers.Dense(3, activation="relu"), (5,)),
+    "DepthwiseConv2D": _one(lambda: layers.DepthwiseConv2D(3, depth_multiplier=2), (5, 5, 2)),
+    "Dot": _two(lambda: layers.Dot(axes=1, normalize=True), (4,)),
+    "Dropout": _one(lambda: layers.Dropout(0.5), (5,)),
+    "Embedding": _one(lambda: layers.Embedding(10, 3), (4,), "int32"),
+    "Flatten": _one(layers.Flatten, (3, 2)),
+    "GRU": _one(lambda: layers.GRU(3, return_sequences=True), (4, 2)),
+    "GaussianNoise": _one(lambda: layers.GaussianNoise(0.1), (5,)),
+    "GlobalAveragePooling1D": _one(layers.GlobalAveragePooling1D, (6, 3)),
+    "GlobalAveragePooling2D": _one(layers.GlobalAveragePooling2D, (4, 4, 2)),
+    "GlobalMaxPooling1D": _one(layers.GlobalMaxPooling1D, (6, 3)),
+    "GlobalMaxPooling2D": _one(layers.GlobalMaxPooling2D, (4, 4, 2)),
+    "Identity": _one(layers.Identity, (5,)),
+    "LSTM": _one(lambda: layers.LSTM(3), (4, 2)),
+    "LayerNormalization": _one(lambda: layers.LayerNormalization(epsilon=1e-5), (5,)),
+    "Masking": _one(lambda: layers.Masking(0.0), (4, 2)),
+    "MaxPooling1D": _one(lambda: layers.MaxPooling1D(2), (6, 3)),
+    "MaxPooling2D": _one(lambda: layers.MaxPooling2D(2), (4, 4, 2)),
+    "Maximum": _two(layers.Maximum, (5,)),
+    "Minimum": _two(layers.Minimum, (5,)),
+    "MultiHeadAttention": _mha,
+    "Multiply": _two(layers.Multiply, (5,)),
+    "Normalization": _one(lambda: layers.Normalization(mean=[0.5, 1.0], variance=[2.0, 4.0]),
+                          (2,)),
+    "Permute": _one(lambda: layers.Permute((2, 1)), (3, 2)),
+    "RNN": _one(lambda: layers.RNN(layers.GRUCell(3)), (4, 2)),
+    "RepeatVector": _one(lambda: layers.RepeatVector(3), (2,)),
+    "Rescaling": _one(lambda: layers.Rescaling(0.5, 0.1), (5,)),
+    "Reshape": _one(lambda: layers.Reshape((2, 3)), (6,)),
+    "SeparableConv2D": _one(lambda: layers.SeparableConv2D(3, 3), (5, 5, 2)),
+    "SimpleRNN": _one(lambda: layers.SimpleRNN(3), (4, 2)),
+    "SpatialDropout1D": _one(lambda: layers.SpatialDropout1D(0.5), (4, 2)),
+    "SpatialDropout2D": _one(lambda: layers.SpatialDropout2D(0.5), (3, 3, 2)),
+    "Subtract": _two(layers.Subtract, (5,)),
+    "TimeDistributed": _one(lambda: layers.TimeDistributed(layers.Dense(2)), (3, 4)),
+    "UpSampling1D": _one(lambda: layers.UpSampling1D(2), (3, 2)),
+    "UpSampling2D": _one(lambda: layers.UpSampling2D(2), (2, 2, 2)),
+    "ZeroPadding1D": _one(lambda: layers.ZeroPadding1D(1), (3, 2)),
+    "ZeroPadding2D": _one(lambda: layers.ZeroPadding2D(1), (2, 2, 2)),
+    "LSTMCell": _one(lambda: layers.RNN(layers.LSTMCell(2)), (4, 2)),
+    "SimpleRNNCell": _one(lambda: layers.RNN(layers.SimpleRNNCell(2)), (4, 2)),
+    "GRUCell": _one(lambda: layers.RNN(layers.GRUCell(2)), (4, 2)),
+    "Lambda": _one(lambda: layers.Lambda(_halve), (5,)),
+}
+
+
+def _halve(t):
+    return t * 0.5
+
+
+def _inputs_for(model, seed=0):
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for tensor in model.inputs:
+        shape = (3,) + tuple(tensor.shape[1:])
+        if tensor.dtype.startswith("int"):
+            arrays.append(rng.integers(0, 10, size=shape).astype(tensor.dtype))
+        else:
+            arrays.append(rng.normal(size=shape).astype(tensor.dtype))
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_CASES))
+def test_every_built_in_layer_round_trips(tmp_path, name):
+    inputs, outputs = LAYER_CASES[name]()
+    model = randomize(lamina.Model(inputs[0] if len(inputs) == 1 else inputs, outputs))
+    x = _inputs_for(model)
+    objects = {"_halve": _halve}
+    model.save(tmp_path / "m.h5")
+    loaded = lamina.load_model(tmp_path / "m.h5", custom_objects=objects)
+    assert [type(layer).__name__ for layer in loaded.layers] == \
+        [type(layer).__name__ for layer in model.layers]
+    assert_same_predictions(model, loaded, x)
+    for suffix in (".weights.h5", ".h5"):
+        path = tmp_path / f"w{suffix}"
+        model.save_weights(path)
+        twin = lamina.models.clone_model(model)
+        twin.load_weights(path)
+        assert_same_predictions(model, twin, x)
+
+
+def test_layer_cases_cover_every_public_layer():
+    public = {name for name in dir(layers) if isinstance(getattr(layers, name), type)
+              and issubclass(getattr(layers, name), Layer)}
+    missing = public - set(LAYER_CASES) - {"Layer", "InputLayer"}
+    assert not missing, f"add save/load cases for {sorted(missing)}"
+
+
+# ----------------------------------------------------------------------------- in memory
+def test_to_bytes_from_bytes_pickle_and_deepcopy():
+    x, y = data(32)
+    model = mlp()
+    model.fit(x, y, epochs=1, batch_size=8, verbose=0)
+    data_bytes = model.to_bytes()
+    assert data_bytes[:8] == b"\x89HDF\r\n\x1a\n"
+    for copied in (lamina.models.from_bytes(data_bytes), pickle.loads(pickle.dumps(model)),
+                   copy.deepcopy(model)):
+        assert copied is not model and copied.compiled
+        assert_same_predictions(model, copied, x)
+        assert copied.optimizer.iterations == model.optimizer.iterations
+        assert all(a is not b for a, b in zip(copied.weights, model.weights))
+    uncompiled = mlp(compiled=False)
+    assert not copy.deepcopy(uncompiled).compiled
+    assert_same_predictions(uncompiled, pickle.loads(pickle.dumps(uncompiled)), x)
+    unbuilt = lamina.Sequential([layers.Dense(2)])
+    assert not copy.deepcopy(unbuilt).built
+
+
+def test_pickle_carries_classes_by_reference_only():
+    model = TwoTowers(units=2)
+    model(np.zeros((1, 3), "float32"))
+    payload = pickle.dumps(model)
+    assert b"ScaledDense" not in payload and b"TwoTowers" in payload
+    restored = pickle.loads(payload)
+    assert type(restored) is TwoTowers
+    assert_same_predictions(model, restored, np.ones((2, 3), "float32"))
+
+
+# ----------------------------------------------------------------------------- resuming
+@pytest.mark.parametrize("optimizer", [lambda: lamina.optimizers.SGD(0.05, momentum=0.9),
+                                       lambda: lamina.optimizers.Adam(0.01)],
+                         ids=["sgd_momentum", "adam"])
+def test_resumed_training_is_bit_identical(tmp_path, optimizer):
+    x, y = data(100)
+    straight = mlp(optimizer=optimizer())
+    straight.fit(x, y, epochs=5, batch_size=16, shuffle=True, verbose=0)
+    first = mlp(optimizer=optimizer())
+    first.fit(x, y, epochs=3, batch_size=16, shuffle=True, verbose=0)
+    first.save(tmp_path / "r.h5")
+    resumed = lamina.load_model(tmp_path / "r.h5")
+    resumed.fit(x, y, epochs=5, initial_epoch=3, batch_size=16, shuffle=True, verbose=0)
+    assert resumed.optimizer.iterations == straight.optimizer.iterations == 35
+    for a, b in zip(straight.get_weights(), resumed.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_model_checkpoint_writes_formatted_files_that_load(tmp_path):
+    x, y = data(64)
+    model = mlp()
+    pattern = str(tmp_path / "ckpt-{epoch:02d}-{val_loss:.2f}.h5")
+    model.fit(x, y, epochs=3, batch_size=16, validation_split=0.25, verbose=0,
+              callbacks=[lamina.callbacks.ModelCheckpoint(pattern)])
+    files = sorted(os.listdir(tmp_path))
+    assert [f[:8] for f in files] == ["ckpt-01-", "ckpt-02-", "ckpt-03-"]
+    val = model.history.history["val_loss"][-1]
+    assert files[-1] == f"ckpt-03-{val:.2f}.h5"
+    assert_same_predictions(model, lamina.load_model(tmp_path / files[-1]), x)
+
+    best = str(tmp_path / "best.weights.h5")
+    model.fit(x, y, epochs=2, batch_size=16, validation_split=0.25, verbose=0,
+              callbacks=[lamina.callbacks.ModelCheckpoint(best, save_best_only=True,
+                                                          save_weights_only=True,
+                                                          mode="min", save_freq="epoch")])
+    twin = mlp(compiled=False)
+    twin.load_weights(best)
+    assert any(not np.array_equal(a, b) for a, b in zip(twin.get_weights(),
+                                                         mlp(compiled=False).get_weights()))
+
+
+class _Interrupt(lamina.callbacks.Callback):
+    def __init__(self, at_epoch):
+        super().__init__()
+        self.at_epoch = at_epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.at_epoch:
+            raise KeyboardInterrupt("simulated crash")
+
+
+def test_backup_and_restore_resumes_bit_identically(tmp_path):
+    x, y = data(80)
+    straight = mlp()
+    straight.fit(x, y, epochs=5, batch_size=16, verbose=0)
+    backup = tmp_path / "backup"
+    crashed = mlp()
+    with pytest.raises(KeyboardInterrupt):
+        crashed.fit(x, y, epochs=5, batch_size=16, verbose=0,
+                    callbacks=[lamina.callbacks.BackupAndRestore(backup), _Interrupt(3)])
+    assert os.path.exists(backup / "latest.h5")
+    fresh = mlp()                           # a new process would rebuild the model
+    history = fresh.fit(x, y, epochs=5, batch_size=16, verbose=0,
+                        callbacks=[lamina.callbacks.BackupAndRestore(backup)])
+    assert len(history.history["loss"]) == 2          # epochs 4 and 5 only
+    for a, b in zip(straight.get_weights(), fresh.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert not os.path.exists(backup)
+
+
+def test_saving_module_exports():
+    assert lamina.load_model is saving.load_model
+    assert lamina.models.load_model is saving.load_model
+    assert lamina.models.from_bytes is saving.from_bytes
