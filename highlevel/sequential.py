@@ -97,13 +97,14 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer, accepts_training, accepts_mask, makes_mask in self._call_plan:
+            layer_input = x
             if accepts_mask and mask is not None:
                 x = layer(x, training=training, mask=mask) if accepts_training \
                     else layer(x, mask=mask)
             else:
                 x = layer(x, training=training) if accepts_training else layer(x)
             if mask is not None or makes_mask:
-                mask = layer.compute_mask(x, mask)
+                mask = layer.compute_mask(layer_input, mask)
         return x
 
     def _convert_inputs(self, inputs):

@@ -10,13 +10,6 @@ from . import regularizers as regularizers_module
 from .base import LAYERS, Layer
 
 
-def _initializer(identifier):
-    # Keras' "uniform" is RandomUniform(-0.05, 0.05).
-    if identifier == "uniform" and "uniform" not in initializers_module.INITIALIZERS:
-        identifier = "random_uniform"
-    return initializers_module.get(identifier)
-
-
 @LAYERS.register()
 class Embedding(Layer):
     """Turns integer ids into dense vectors: ``outputs = embeddings[inputs]``.
@@ -45,7 +38,7 @@ class Embedding(Layer):
                 raise ValueError(f"Layer '{self.name}' (Embedding) needs a positive int "
                                  f"{argument}, got {value!r}")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
-        self.embeddings_initializer = _initializer(embeddings_initializer)
+        self.embeddings_initializer = initializers_module.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers_module.get(embeddings_regularizer)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
         self.embeddings_constraint = embeddings_constraint

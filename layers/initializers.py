@@ -81,7 +81,7 @@ class Constant(Initializer):
         return {"value": self.value}
 
 
-@INITIALIZERS.register("random_normal")
+@INITIALIZERS.register("random_normal", "normal")
 class RandomNormal(_Seeded):
     """Normal draws with ``mean`` and ``stddev``."""
 
@@ -97,7 +97,7 @@ class RandomNormal(_Seeded):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
-@INITIALIZERS.register("random_uniform")
+@INITIALIZERS.register("random_uniform", "uniform")
 class RandomUniform(_Seeded):
     """Uniform draws from ``[minval, maxval)``."""
 
@@ -220,7 +220,8 @@ class Orthogonal(_Seeded):
         q *= np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return backend.asarray((self.gain * q).reshape(shape), dtype)
+        # C order: an F-ordered kernel sends matmul(..., out=) down a much slower path.
+        return backend.asarray(np.ascontiguousarray((self.gain * q).reshape(shape)), dtype)
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed}

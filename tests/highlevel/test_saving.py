@@ -487,3 +487,14 @@ def test_saving_module_exports():
     assert lamina.load_model is saving.load_model
     assert lamina.models.load_model is saving.load_model
     assert lamina.models.from_bytes is saving.from_bytes
+
+
+def test_checkpoint_resume_example_matches_the_uninterrupted_run():
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                          "checkpoint_resume.py")
+    result = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                            timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "identical to the uninterrupted run: True" in result.stdout

@@ -160,9 +160,6 @@ def test_masking_config_shape_and_models(check_config, check_output_shape, check
     check_models(lambda: layers.Masking(0.5), x)
 
 
-@pytest.mark.xfail(reason="Sequential.call passes the layer's *output* to compute_mask "
-                          "(highlevel/sequential.py), so Embedding(mask_zero) sees vectors, "
-                          "not ids; reported to the model owner", strict=False)
 def test_mask_zero_in_sequential_gives_unpadded_result():
     model = lamina.Sequential([lamina.Input((None,), dtype="int32"),
                                layers.Embedding(10, 4, mask_zero=True), layers.LSTM(3)])
