@@ -7,13 +7,62 @@ Example:
     >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
 """
 
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
 from . import backends, layers
 from .backends import Tensor, Variable, config, grad, no_grad, ops
 from .highlevel import callbacks, losses, metrics, models, optimizers, utils
-from .highlevel import wrappers
 from .highlevel.model import Model
 from .highlevel.saving import load_model
 from .highlevel.sequential import Sequential
 from .layers import Input, activations, initializers, regularizers
 
 __version__ = "0.1.0"
+
+# Public namespaces as Keras spells them (``from lamina.optimizers import Adam``): each
+# name is an importable alias of the module that implements it. ``wrappers`` imports
+# scikit-learn, so it loads on first use only.
+_NAMESPACES = {
+    "ops": "lamina.backends.ops", "config": "lamina.backends.config",
+    "callbacks": "lamina.highlevel.callbacks", "losses": "lamina.highlevel.losses",
+    "metrics": "lamina.highlevel.metrics", "models": "lamina.highlevel.models",
+    "optimizers": "lamina.highlevel.optimizers", "utils": "lamina.highlevel.utils",
+    "activations": "lamina.layers.activations", "initializers": "lamina.layers.initializers",
+    "regularizers": "lamina.layers.regularizers", "wrappers": "lamina.highlevel.wrappers",
+}
+
+
+class _NamespaceAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Makes ``import lamina.<namespace>`` load the implementing module."""
+
+    _own_specs = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        prefix, _, name = fullname.partition(".")
+        if prefix == __name__ and name in _NAMESPACES:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        module = importlib.import_module(_NAMESPACES[spec.name.partition(".")[2]])
+        self._own_specs[module.__name__] = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        # Already executed; give back its own spec (the import system set the alias's).
+        module.__spec__ = self._own_specs[module.__name__]
+
+
+sys.meta_path.append(_NamespaceAliases())
+for _name in _NAMESPACES:
+    if _name != "wrappers":
+        sys.modules[f"{__name__}.{_name}"] = globals()[_name]
+
+
+def __getattr__(name):
+    if name == "wrappers":
+        return importlib.import_module(f"{__name__}.wrappers")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -81,22 +81,21 @@ _KERAS_CHILD_NAMES = {
 
 
 def _children(obj):
-    """``[(attribute name, Layer or list of Layers)]`` in Keras' visiting order."""
-    found = _own_children(obj)
+    """``[(attribute name, Layer or list of Layers)]`` in Keras' visiting order: a
+    Sequential or functional model's ``layers`` first, then attributes (public names
+    sorted, then private ones)."""
+    first = []
+    if _is_model(obj) and (obj._graph is not None or getattr(obj, "_stack", None)):
+        first = [("layers", list(obj.layers))]
     aliases = _KERAS_CHILD_NAMES.get(type(obj).__name__, {})
-    if aliases:
-        renamed = {aliases.get(name, name): value for name, value in found[1].items()}
-        found = (found[0], renamed)
-    first, rest = found
+    rest = {aliases.get(name, name): value for name, value in _attributes(obj).items()}
     return first + sorted(rest.items(), key=lambda item: name_key(item[0]))
 
 
-def _own_children(obj):
+def _attributes(obj):
+    """``{name: Layer or list of Layers}`` held in instance attributes or returned by
+    properties of the layer's own classes (not lamina's Layer/Model internals)."""
     found = {}
-    if _is_model(obj) and obj._graph is not None:
-        found_first = [("layers", list(obj.layers))]
-    else:
-        found_first = []
     for name, value in vars(obj).items():
         if name in _INTERNAL or name.startswith("__"):
             continue
@@ -116,7 +115,7 @@ def _own_children(obj):
                 continue
             if isinstance(value, Layer) or _is_layer_list(value):
                 found[name] = value
-    return found_first, found
+    return found
 
 
 def _is_layer_list(value):
@@ -161,8 +160,7 @@ def _walk(obj, path, entries, visited, owner):
         else:
             used = {}
             for item in child:
-                key = snake_case(type(item).__name__) if not hasattr(
-                    item, "registered_class_name") else _class_key(item)
+                key = _class_key(item)
                 count = used.get(key)
                 used[key] = 0 if count is None else count + 1
                 unique = key if count is None else f"{key}_{count + 1}"

@@ -96,6 +96,7 @@ class ModelFile:
         self.model_config = None
         self.training_config = None
         self.layers = []
+        self.top = None             # the model's own weights (FileLayer) or None
         self.optimizer = None       # (names, arrays) or None
         self.seed = None
 
@@ -122,7 +123,7 @@ def read_model_file(opened):
     if "model_weights" not in opened.handle:
         raise CorruptFileError(f"{opened.name} has a model_config but no model_weights "
                                "group", opened.path)
-    content.layers, layout = weights_files.read_legacy_layers(
+    content.layers, content.top, layout = weights_files.read_legacy_layers(
         opened, opened.handle["model_weights"], content.lamina)
     content.optimizer = optimizer_state.read_optimizer_weights(opened, content.lamina)
     if content.lamina:
@@ -216,7 +217,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     model = model_config.build_model(content.model_config, custom_objects, source,
                                      from_keras=not content.lamina)
     opened = integrity.OpenedFile(None, source, 0)
-    plan, _ = weights_files.plan_legacy(model, content.layers, opened)
+    plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
     weights_files.apply_plan(plan)
     if compile and content.training_config is not None:
         compile_from_config(model, content.training_config, custom_objects, source)
@@ -242,7 +243,7 @@ def restore_from_checkpoint(model, filepath):
     before anything is assigned."""
     content = read_source(filepath)
     opened = integrity.OpenedFile(None, content.source, 0)
-    plan, _ = weights_files.plan_legacy(model, content.layers, opened)
+    plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
     optimizer_plan = None
     learning_rate = None
     if getattr(model, "compiled", False) and model.optimizer is not None:

@@ -90,8 +90,12 @@ def write_legacy_weights(group, model):
             integrity.write_array(sub, name, weight.numpy())
         structure.append([layer.name, names])
     top = group.create_group("top_level_model_weights")
-    integrity.write_name_list(top, "weight_names", [])
-    return [[layer.name for layer in layers], structure]
+    own = keras_files.own_variables(model)
+    own_names = [f"{model.name}/{weight.name}" for weight in own]
+    integrity.write_name_list(top, "weight_names", own_names)
+    for name, weight in zip(own_names, own):
+        integrity.write_array(top, name, weight.numpy())
+    return [[layer.name for layer in layers], structure, own_names]
 
 
 def write_layout_weights(handle, model, optimizer_values=None):
@@ -147,29 +151,37 @@ class FileLayer:
         self.name, self.weight_names, self.arrays = name, weight_names, arrays
 
 
+def _read_file_layer(opened, group, name, verify):
+    sub = group[name]
+    weight_names = integrity.read_name_list(opened, sub, "weight_names")
+    arrays = []
+    for weight_name in weight_names:
+        if weight_name not in sub:
+            raise CorruptFileError(f"{opened.name}: layer '{name}' lists weight "
+                                   f"'{weight_name}' but has no such dataset", opened.path)
+        arrays.append(integrity.read_array(opened, sub[weight_name],
+                                           f"layer '{name}' weight '{weight_name}'", verify))
+    return FileLayer(name, weight_names, arrays)
+
+
 def read_legacy_layers(opened, group, verify):
-    """``(layer_names, [FileLayer])`` of a legacy-layout group, every array read and
-    checked; plus the structure its layout checksum covers."""
+    """``(layers, top, structure)`` of a legacy-layout group: a :class:`FileLayer` per
+    entry of ``layer_names``, the model's own weights (``top_level_model_weights``, or
+    None), every array read and checked; and the structure its layout checksum covers."""
     layer_names = integrity.read_name_list(opened, group, "layer_names")
     layers, structure = [], []
     for name in layer_names:
         if name not in group:
             raise CorruptFileError(f"{opened.name}: layer_names lists '{name}' but the file "
                                    "has no group for it", opened.path)
-        sub = group[name]
-        weight_names = integrity.read_name_list(opened, sub, "weight_names")
-        arrays = []
-        for weight_name in weight_names:
-            if weight_name not in sub:
-                raise CorruptFileError(f"{opened.name}: layer '{name}' lists weight "
-                                       f"'{weight_name}' but has no such dataset",
-                                       opened.path)
-            arrays.append(integrity.read_array(opened, sub[weight_name],
-                                               f"layer '{name}' weight '{weight_name}'",
-                                               verify))
-        layers.append(FileLayer(name, weight_names, arrays))
-        structure.append([name, weight_names])
-    return layers, [layer_names, sorted(structure)]
+        layer = _read_file_layer(opened, group, name, verify)
+        layers.append(layer)
+        structure.append([name, layer.weight_names])
+    top = None
+    if "top_level_model_weights" in group:
+        top = _read_file_layer(opened, group, "top_level_model_weights", verify)
+    return layers, top, [layer_names, sorted(structure),
+                         [] if top is None else top.weight_names]
 
 
 class FileVars:
@@ -270,10 +282,14 @@ def _plan_layer(model_layer, file_layer, opened, label, skip_mismatch, report, p
         report.loaded.append(f"{model_layer.name}/{weight.name}")
 
 
-def plan_legacy(model, file_layers, opened, by_name=False, skip_mismatch=False):
-    """``(assignments, report)`` for loading legacy-layout ``file_layers`` into ``model``."""
+def plan_legacy(model, file_layers, opened, by_name=False, skip_mismatch=False, top=None):
+    """``(assignments, report)`` for loading legacy-layout ``file_layers`` (and the
+    model's own weights ``top``) into ``model``."""
     report = LoadReport(opened.path)
     plan = []
+    own = keras_files.own_variables(model)
+    if own or (top is not None and top.arrays):
+        _plan_own(model, own, top, opened, skip_mismatch, report, plan)
     model_layers = [layer for layer in model.layers if keras_files.legacy_weights(layer)]
     stored = [layer for layer in file_layers if layer.arrays]
     if by_name:
@@ -305,77 +321,109 @@ def plan_legacy(model, file_layers, opened, by_name=False, skip_mismatch=False):
     return plan, report
 
 
+def _plan_own(model, own, top, opened, skip_mismatch, report, plan):
+    """The model's own (top-level) weights, e.g. ``add_weight`` in a subclassed model."""
+    arrays = [] if top is None else top.arrays
+    problem = None
+    if len(own) != len(arrays):
+        problem = (f"model '{model.name}' has {len(own)} weights of its own, the file has "
+                   f"{len(arrays)}")
+    else:
+        bad = [(w, a) for w, a in zip(own, arrays) if tuple(w.shape) != tuple(a.shape)]
+        if bad:
+            problem = (f"weight '{bad[0][0].name}' has shape {_shape_text(bad[0][0].shape)}, "
+                       f"the file's has shape {_shape_text(bad[0][1].shape)}")
+    if problem is None:
+        plan.extend(zip(own, arrays))
+        report.loaded.extend(f"{model.name}/{w.name}" for w in own)
+    elif skip_mismatch:
+        report.mismatched.append((model.name, problem))
+    else:
+        raise WeightMismatchError(f"{opened.name}: top-level weights: {problem}", opened.path)
+
+
+def _top_key(path):
+    """The top-level saveable a ``vars`` path belongs to (``layers/dense`` or ``left``)."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if parts[0] == "layers" and len(parts) > 1 else parts[0]
+
+
+def _owner_groups(model):
+    """``[(owner, base path, entries)]``: the model itself (its own ``vars``) when it has
+    variables, then each top-level layer with every ``vars`` entry of its subtree."""
+    walk = keras_files.weights_layout_entries(model)
+    groups = [(model, "", walk[:1])] if walk[0].variables else []
+    for entry in walk[1:]:
+        if groups and groups[-1][0] is entry.owner:
+            groups[-1][2].append(entry)
+        else:
+            groups.append((entry.owner, entry.path, [entry]))
+    return groups
+
+
+def _match_entries(entries, base, file_base, file_vars):
+    """``(pairs, problem)``: ``(variable, array, file path)`` for every entry of one layer,
+    or the reason they do not fit."""
+    pairs = []
+    for entry in entries:
+        if not entry.variables:
+            continue
+        path = file_base + entry.path[len(base):]
+        found = file_vars.get(path) or _by_saveable_name(file_vars, file_base, entry.name)
+        if found is None:
+            return None, f"no group {path}/vars in the file"
+        if len(found.arrays) != len(entry.variables):
+            return None, (f"{entry.path} expects {len(entry.variables)} variables, the "
+                          f"file's {found.path}/vars has {len(found.arrays)}")
+        for variable, array in zip(entry.variables, found.arrays):
+            if tuple(variable.shape) != tuple(array.shape):
+                return None, (f"weight '{variable.name}' has shape "
+                              f"{_shape_text(variable.shape)}, the file's {found.path}/vars "
+                              f"holds shape {_shape_text(array.shape)}")
+            pairs.append((variable, array, found.path))
+    return pairs, None
+
+
 def plan_layout(model, file_vars, opened, by_name=False, skip_mismatch=False):
-    """``(assignments, report)`` for loading Keras 3 weights-layout ``file_vars``."""
+    """``(assignments, report)`` for loading Keras 3 weights-layout ``file_vars``: layers
+    pair by their ``layers/<key>`` path (by the ``name`` attribute with ``by_name``, or
+    when every name matches), nested ``vars`` by relative path (else by saveable name)."""
     report = LoadReport(opened.path)
     plan = []
-    entries = [e for e in keras_files.weights_layout_entries(model) if e.path]
-    owners = []
-    for entry in entries:
-        if entry.owner is not None and all(entry.owner is not o for o in owners):
-            owners.append(entry.owner)
-    owner_paths = {id(e.owner): e.path for e in entries if e.owner is not None
-                   and e.path.count("/") == (1 if e.path.startswith("layers/") else 0)}
     unused = {path: item for path, item in file_vars.items()
-              if path and not path.startswith("optimizer") and item.arrays}
-    top_level_file = {path: item for path, item in file_vars.items() if path and (
-        path.count("/") == 1 and path.startswith("layers/") or (
-            "/" not in path and path != "optimizer"))}
-    with_weights = [o for o in owners if keras_files.legacy_weights(o)]
-    if not by_name:
-        stored_layers = {path.split("/")[0] if not path.startswith("layers/") else
-                         "/".join(path.split("/")[:2]) for path in unused}
-        if len(stored_layers) != len(with_weights):
-            raise WeightMismatchError(
-                f"{opened.name}: layer count mismatch: model '{model.name}' has "
-                f"{len(with_weights)} layers with weights, the file has "
-                f"{len(stored_layers)} ({sorted(stored_layers)})", opened.path)
-    file_names = {item.name: path for path, item in top_level_file.items()
-                  if any(p == path or p.startswith(path + "/") for p in unused)}
-    same_names = sorted(file_names) == sorted(o.name for o in with_weights)
-    for owner in owners:
-        owner_entries = [e for e in entries if e.owner is owner]
-        base = owner_paths.get(id(owner), owner_entries[0].path)
+              if path and _top_key(path) != "optimizer" and item.arrays}
+    file_top = {path: item.name for path, item in file_vars.items()
+                if path and _top_key(path) == path and path != "optimizer"}
+    groups = _owner_groups(model)
+    layers_with_weights = [g for g in groups if g[1] and any(e.variables for e in g[2])]
+    stored_top = sorted({_top_key(path) for path in unused})
+    if not by_name and len(stored_top) != len(layers_with_weights):
+        raise WeightMismatchError(
+            f"{opened.name}: layer count mismatch: model '{model.name}' has "
+            f"{len(layers_with_weights)} layers with weights, the file has "
+            f"{len(stored_top)} ({stored_top})", opened.path)
+    stored_names = {file_top.get(key): key for key in stored_top}
+    same_names = sorted(map(str, stored_names)) == sorted(
+        g[0].name for g in layers_with_weights)
+    for owner, base, entries in groups:
         file_base = base
-        if same_names and not by_name and owner.name in file_names:
-            file_base = file_names[owner.name]     # as in plan_legacy: names decide
-        if by_name:
-            matches = [p for p, item in top_level_file.items() if item.name == owner.name]
+        if base and by_name:
+            matches = [p for p, name in file_top.items() if name == owner.name]
             if not matches:
-                if keras_files.legacy_weights(owner):
+                if any(e.variables for e in entries):
                     report.skipped.append((owner.name, "no layer of that name in the file"))
                 continue
             file_base = matches[0]
-        pending = []
-        problem = None
-        for entry in owner_entries:
-            if not entry.variables:
-                continue
-            path = file_base + entry.path[len(base):]
-            found = file_vars.get(path) or _by_saveable_name(file_vars, file_base, entry.name)
-            if found is None:
-                problem = f"no group {path}/vars in the file"
-                break
-            if len(found.arrays) != len(entry.variables):
-                problem = (f"{entry.path} expects {len(entry.variables)} variables, the "
-                           f"file's {found.path}/vars has {len(found.arrays)}")
-                break
-            bad = [(v, a) for v, a in zip(entry.variables, found.arrays)
-                   if tuple(v.shape) != tuple(a.shape)]
-            if bad:
-                variable, array = bad[0]
-                problem = (f"weight '{variable.name}' has shape "
-                           f"{_shape_text(variable.shape)}, the file's {found.path}/vars "
-                           f"holds shape {_shape_text(array.shape)}")
-                break
-            pending.extend((v, a, found.path) for v, a in zip(entry.variables, found.arrays))
+        elif base and same_names and owner.name in stored_names:
+            file_base = stored_names[owner.name]       # as in plan_legacy: names decide
+        pairs, problem = _match_entries(entries, base, file_base, file_vars)
         if problem is not None:
             if skip_mismatch:
                 report.mismatched.append((owner.name, problem))
                 continue
             raise WeightMismatchError(f"{opened.name}: layer '{owner.name}': {problem}",
                                       opened.path)
-        for variable, array, path in pending:
+        for variable, array, path in pairs:
             plan.append((variable, array))
             unused.pop(path, None)
             report.loaded.append(f"{owner.name}/{variable.name}")
@@ -422,10 +470,10 @@ def read_weights_content(opened):
             integrity.verify_checksums(opened, {"weights_layout": structure})
         return layout, content
     group = opened.handle if layout == "legacy" else opened.handle["model_weights"]
-    content, structure = read_legacy_layers(opened, group, verify)
+    layers, top, structure = read_legacy_layers(opened, group, verify)
     if verify:
         integrity.verify_checksums(opened, {"weights_layout": structure})
-    return layout, content
+    return layout, (layers, top)
 
 
 def load_weights(model, filepath, by_name=False, skip_mismatch=False):
@@ -447,7 +495,8 @@ def load_weights(model, filepath, by_name=False, skip_mismatch=False):
         optimizer_plan = optimizer_state.plan_from_layout(model, content.get("optimizer"),
                                                           f"{opened.name} optimizer/vars")
     else:
-        plan, report = plan_legacy(model, content, opened, by_name, skip_mismatch)
+        plan, report = plan_legacy(model, content[0], opened, by_name, skip_mismatch,
+                                   top=content[1])
         optimizer_plan = None
     result = finish_report(model, plan, report, opened, by_name, skip_mismatch)
     apply_plan(plan)

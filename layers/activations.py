@@ -36,14 +36,15 @@ def leaky_relu(x, negative_slope=0.2):
     return ops.leaky_relu(x, negative_slope)
 
 
-for _name, _fn in {
-    "linear": linear, "relu": ops.relu, "relu6": ops.relu6, "sigmoid": ops.sigmoid,
-    "tanh": ops.tanh, "softmax": softmax, "log_softmax": ops.log_softmax, "elu": ops.elu,
-    "selu": ops.selu, "gelu": ops.gelu, "silu": ops.silu, "swish": ops.silu,
-    "softplus": ops.softplus, "leaky_relu": leaky_relu, "exponential": exponential,
-    "hard_sigmoid": hard_sigmoid, "softsign": softsign,
-}.items():
-    ACTIVATIONS.add(_name, _fn)
+relu, relu6, sigmoid, tanh, log_softmax = ops.relu, ops.relu6, ops.sigmoid, ops.tanh, \
+    ops.log_softmax
+elu, selu, gelu, silu, swish, softplus = ops.elu, ops.selu, ops.gelu, ops.silu, ops.silu, \
+    ops.softplus
+
+for _name in ("linear", "relu", "relu6", "sigmoid", "tanh", "softmax", "log_softmax", "elu",
+              "selu", "gelu", "silu", "swish", "softplus", "leaky_relu", "exponential",
+              "hard_sigmoid", "softsign"):
+    ACTIVATIONS.add(_name, globals()[_name])
 
 
 def get(identifier):

@@ -195,6 +195,41 @@ def test_subclassed_model_round_trip(tmp_path):
     assert loaded.optimizer.iterations == 4
 
 
+class ScaledModel(lamina.Model):
+    """A subclassed model with a weight of its own (Keras' top_level_model_weights)."""
+
+    def __init__(self, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
+        self.dense = layers.Dense(2)
+        self.scale = self.add_weight("scale", (2,), "ones")
+
+    def call(self, inputs):
+        return self.dense(inputs) * self.scale
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable}
+
+
+def test_model_level_weights_round_trip(tmp_path):
+    model = ScaledModel()
+    x = np.ones((2, 3), "float32")
+    model(x)
+    randomize(model)
+    objects = {"ScaledModel": ScaledModel}
+    model.save(tmp_path / "m.h5")
+    assert_same_predictions(model, lamina.load_model(tmp_path / "m.h5",
+                                                     custom_objects=objects), x)
+    with h5py.File(tmp_path / "m.h5", "r") as handle:
+        top = handle["model_weights/top_level_model_weights"]
+        assert [n.decode() for n in top.attrs["weight_names"]] == [f"{model.name}/scale"]
+    for suffix in (".weights.h5", ".h5"):
+        model.save_weights(tmp_path / f"w{suffix}")
+        twin = ScaledModel()
+        twin(x)
+        twin.load_weights(tmp_path / f"w{suffix}")
+        assert_same_predictions(model, twin, x)
+
+
 def test_custom_layer_and_lambda_come_from_custom_objects_only(tmp_path):
     def double_plus_one(t):
         return t * 2.0 + 1.0

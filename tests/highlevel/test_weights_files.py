@@ -194,3 +194,24 @@ def test_weights_file_has_checksums(tmp_path):
         dataset = handle["layers/dense/vars/0"]
         assert len(dataset.attrs["lamina_sha256"]) == 64
         assert "lamina_checksums" in handle.attrs
+
+
+def _two_branches(order):
+    a, b = lamina.Input((4,), name="a"), lamina.Input((4,), name="b")
+    branches = {"left": layers.Dense(3, name="left")(a),
+                "right": layers.Dense(3, name="right")(b)}
+    return lamina.Model([a, b], [branches[name] for name in order])
+
+
+@pytest.mark.parametrize("suffix", [".h5", ".weights.h5"])
+def test_matching_names_pair_layers_whatever_their_order(tmp_path, suffix):
+    lamina.utils.set_random_seed(0)
+    source = _two_branches(["left", "right"])
+    target = _two_branches(["right", "left"])          # same layers, other order
+    assert [layer.name for layer in source.layers] != [layer.name for layer in target.layers]
+    source.save_weights(tmp_path / f"w{suffix}")
+    target.load_weights(tmp_path / f"w{suffix}")
+    for name in ("left", "right"):
+        for a, b in zip(source.get_layer(name).get_weights(),
+                        target.get_layer(name).get_weights()):
+            np.testing.assert_array_equal(a, b)

@@ -30,9 +30,6 @@ from lamina.backends import state
 from lamina.highlevel import wrapper_defaults
 from lamina.highlevel.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
 
-HAS_BYTES = hasattr(lamina.Model, "to_bytes") and hasattr(lamina.models, "from_bytes")
-needs_bytes = pytest.mark.skipif(not HAS_BYTES, reason="Model.to_bytes / "
-                                 "lamina.models.from_bytes (HDF5 in memory) not available")
 SMALL = {"hidden_layer_sizes": (16,)}
 
 
@@ -432,7 +429,6 @@ def _pickled_globals(data):
     return seen
 
 
-@needs_bytes
 @pytest.mark.parametrize("make", [
     lambda: SKLearnClassifier(random_state=0),
     lambda: SKLearnRegressor(random_state=0),
@@ -454,7 +450,6 @@ def test_pickle_round_trip_goes_through_hdf5(iris, make):
     np.testing.assert_array_equal(getattr(copied, method)(X), getattr(estimator, method)(X))
 
 
-@needs_bytes
 def test_unpickled_estimator_keeps_training(iris):
     X, y = iris
     clf = SKLearnClassifier(model_kwargs=SMALL, random_state=0).partial_fit(X, y, [0, 1, 2])
@@ -464,7 +459,6 @@ def test_unpickled_estimator_keeps_training(iris):
     np.testing.assert_allclose(restored.predict_proba(X), clf.predict_proba(X), rtol=1e-10)
 
 
-@needs_bytes
 def test_model_parameter_pickles_as_hdf5(iris):
     X, y = iris
     model = build_softmax(X, np.eye(3)[y])
@@ -486,7 +480,6 @@ def test_cross_val_score_and_grid_search_in_two_processes(cancer):
     assert search.fit(X, y).best_params_ == {"net__fit_kwargs__epochs": 50}
 
 
-@needs_bytes
 def test_fitted_estimator_travels_to_workers(cancer):
     X, y = cancer
     fitted = SKLearnClassifier(model_kwargs=SMALL, random_state=0).fit(X, y)
@@ -530,7 +523,6 @@ def _run_example(name):
     return result.stdout
 
 
-@needs_bytes
 def test_pipeline_example_reaches_95_percent():
     out = _run_example("sklearn_pipeline.py")
     assert "best parameters: {'net__fit_kwargs__epochs'" in out
