@@ -62,4 +62,12 @@ class CupyBackend(NumpyBackend):
         return erf(x)
 
     def permutation(self, generator, n):
-        return generator.permutation(n)
+        # CuPy's Generator has no permutation(): sort uniform keys instead.
+        return self._cupy.argsort(generator.random(n))
+
+    def scatter_add(self, shape, indices, updates):
+        flat_indices = indices.reshape(-1)
+        out = self._cupy.zeros(shape, dtype=updates.dtype)
+        self._cupy.add.at(out, flat_indices,
+                          updates.reshape((flat_indices.shape[0],) + tuple(shape[1:])))
+        return out

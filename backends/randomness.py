@@ -24,4 +24,5 @@ def derived_generator(*keys):
     """A fresh generator from the global seed and ``keys`` (for example ``(epoch,)``), so
     that a draw depends only on (seed, keys), never on how many draws came before."""
     base = state.seed_or_random()
-    return state.backend().make_generator([base, *[int(k) for k in keys]])
+    mixed = np.random.SeedSequence([base, *[int(k) for k in keys]]).generate_state(1, np.uint64)
+    return state.backend().make_generator(int(mixed[0]))

@@ -379,7 +379,7 @@ def test_sequence_like_input_for_fit_evaluate_predict():
             return self.x[index * self.batch_size:(index + 1) * self.batch_size]
 
     np.testing.assert_allclose(model.predict(XOnly(x, None, 40), verbose=0),
-                               model.predict(x, verbose=0), rtol=1e-6)
+                               model.predict(x, verbose=0), rtol=1e-6, atol=1e-7)
     weighted = ArraySequence(x, y, 90, weights=np.where(y == 0, 1.0, 0.0))
     zero_weight = model.evaluate(weighted, verbose=0, return_dict=True)["loss"]
     per_class = model.evaluate(x[y == 0], y[y == 0], batch_size=90, verbose=0)[0]

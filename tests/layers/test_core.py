@@ -229,7 +229,7 @@ def test_lambda_gradients_flow_in_a_model():
     squared = layers.Lambda(lambda t: ops.concatenate([ops.square(t), t], axis=-1))(inputs)
     model = lamina.Model(inputs, layers.Dense(1)(squared))
     model.compile(optimizer=lamina.optimizers.Adam(0.05), loss="mse")
-    model.fit(x, y, epochs=60, batch_size=32, verbose=0)
+    model.fit(x, y, epochs=150, batch_size=32, verbose=0)
     assert model.evaluate(x, y, verbose=0) < 1e-3
 
 
