@@ -75,11 +75,11 @@ class ArrayData:
                 raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries for "
                                  f"{self.size} samples")
         dtypes = input_dtypes or [state.floatx()] * len(xs)
-        self.x = [backend.asarray(a.astype(d) if a.dtype.kind == "f" or d.startswith("float")
+        self.x = [backend.asarray(a.astype(d, copy=False) if a.dtype.kind == "f" or d.startswith("float")
                                   else a) for a, d in zip(xs, dtypes)]
         target_dtype = target_dtype or state.floatx()
         self.y = None if ys is None else [
-            backend.asarray(t.astype(target_dtype) if t.dtype.kind in "fb" else t)
+            backend.asarray(t.astype(target_dtype, copy=False) if t.dtype.kind in "fb" else t)
             for t in ys]
         self.sample_weight = None if sample_weight is None else backend.asarray(sample_weight)
         self._buffers = {}

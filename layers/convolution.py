@@ -8,6 +8,7 @@ Weight names, shapes and config keys are Keras 3's.
 
 from ..backends import ops
 from ..backends.ops.conv import conv_output_length
+from ..backends.ops.nn import FUSED_ACTIVATIONS
 from . import activations as activations_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
@@ -59,7 +60,7 @@ class BaseConv(Layer):
     Subclasses set ``rank`` (number of spatial axes), ``paddings`` (allowed padding
     names) and ``kernel_prefixes`` (``"kernel"``, ``"depthwise"``, ...: each prefix has
     ``<prefix>_initializer/_regularizer/_constraint`` constructor arguments and config
-    keys), and implement ``_build_kernels``, ``_convolve``, ``_output_channels`` and, when
+    keys), and implement ``_build_kernels``, ``_convolve_only`` (or ``_convolve`` to fuse bias and activation), ``_output_channels`` and, when
     the geometry differs from a plain convolution's, ``_output_length``.
     """
 
@@ -91,7 +92,7 @@ class BaseConv(Layer):
     def _build_kernels(self, channels):
         raise NotImplementedError
 
-    def _convolve(self, inputs):
+    def _convolve_only(self, inputs):
         raise NotImplementedError
 
     def _output_channels(self, channels):
@@ -136,18 +137,20 @@ class BaseConv(Layer):
         return sizes
 
     def call(self, inputs):
+        fused = self._activation_name if self._activation_name in FUSED_ACTIVATIONS else None
         try:
-            outputs = self._convolve(inputs)
+            outputs = self._convolve(inputs, fused)
         except ValueError:
             self._check_geometry(tuple(inputs.shape))
             raise
+        return outputs if fused is not None else self.activation(outputs)
+
+    def _convolve(self, inputs, fused_activation):
+        """The convolution plus bias, plus ``fused_activation`` when it is not None."""
+        outputs = self._convolve_only(inputs)
         if self.bias is not None:
             outputs = ops.add(outputs, self.bias)
-        if self._activation_name == "relu":
-            return ops.relu(outputs)
-        if self._activation_name == "linear":
-            return outputs
-        return self.activation(outputs)
+        return outputs if fused_activation is None else self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
         spatial = self._check_geometry(input_shape)
@@ -222,8 +225,10 @@ class BaseConvolution(BaseConv):
             "kernel", self.kernel_size + (channels // self.groups, self.filters),
             self.kernel_initializer, self.kernel_regularizer, self.kernel_constraint)
 
-    def _convolve(self, inputs):
-        return ops.conv(inputs, self.kernel, self.strides, self.padding, self.dilation_rate)
+    def _convolve(self, inputs, fused_activation):
+        # One fused op: convolution, bias and activation in place, one backward.
+        return ops.conv(inputs, self.kernel, self.strides, self.padding, self.dilation_rate,
+                        bias=self.bias, activation=fused_activation)
 
     def _output_channels(self, channels):
         return self.filters
@@ -306,7 +311,7 @@ class Conv2DTranspose(BaseConv):
                                        self.kernel_initializer, self.kernel_regularizer,
                                        self.kernel_constraint)
 
-    def _convolve(self, inputs):
+    def _convolve_only(self, inputs):
         return ops.conv_transpose(inputs, self.kernel, self.strides, self.padding,
                                   self.dilation_rate)
 
@@ -379,7 +384,7 @@ class DepthwiseConv2D(BaseDepthwise):
     def _build_kernels(self, channels):
         self._build_depthwise(channels)
 
-    def _convolve(self, inputs):
+    def _convolve_only(self, inputs):
         return self._depthwise(inputs)
 
     def _output_channels(self, channels):
@@ -421,7 +426,7 @@ class SeparableConv2D(BaseDepthwise):
                                                     self.filters),
             self.pointwise_initializer, self.pointwise_regularizer, self.pointwise_constraint)
 
-    def _convolve(self, inputs):
+    def _convolve_only(self, inputs):
         return ops.conv(self._depthwise(inputs), self.pointwise_kernel, 1, "valid", 1)
 
     def _output_channels(self, channels):

@@ -2,6 +2,7 @@
 
 from .. import state
 from .core import data_of, record
+from .nn import activation_backward, add_bias_and_activate, check_fused_activation
 
 
 def _tuple(value, rank, name):
@@ -21,30 +22,39 @@ def conv_output_length(length, kernel, stride, padding, dilation):
     return (length + stride - 1) // stride
 
 
-def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
-    """N-d convolution (cross-correlation) as ``keras.ops.conv``.
+def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
+         activation=None):
+    """N-d convolution (cross-correlation) as ``keras.ops.conv``, optionally fused with a
+    bias and an activation (added and applied in place, one backward).
 
-    Shapes: inputs (batch, *spatial, in), kernel (*kernel_size, in // groups, out);
-    ``groups = in // kernel.shape[-2]``. ``padding``: ``"valid"``, ``"same"`` or
-    ``"causal"`` (1-d). Returns (batch, *out_spatial, out).
+    Shapes: inputs (batch, *spatial, in), kernel (*kernel_size, in // groups, out),
+    bias (out,) or None; ``groups = in // kernel.shape[-2]``. ``padding``: ``"valid"``,
+    ``"same"`` or ``"causal"`` (1-d). ``activation``: None/``"linear"``, ``"relu"``,
+    ``"sigmoid"`` or ``"tanh"``. Returns (batch, *out_spatial, out).
     """
+    activation = check_fused_activation("conv", activation)
     backend = state.backend()
     x, w = data_of(inputs), data_of(kernel)
     rank = x.ndim - 2
     strides = _tuple(strides, rank, "strides")
     dilation = _tuple(dilation_rate, rank, "dilation_rate")
     groups = x.shape[-1] // w.shape[-2]
-    out = backend.conv_forward(x, w, strides, padding, dilation, groups)
+    out = add_bias_and_activate(backend.conv_forward(x, w, strides, padding, dilation, groups),
+                                None if bias is None else data_of(bias), activation)
 
     def backward(g, needs):
-        grad_x = grad_w = None
+        g = activation_backward(g, out, activation)
+        grad_x = grad_w = grad_b = None
         if needs[0]:
             grad_x = backend.conv_backward_input(g, w, x.shape, strides, padding, dilation, groups)
         if needs[1]:
             grad_w = backend.conv_backward_kernel(x, g, w.shape, strides, padding, dilation, groups)
-        return grad_x, grad_w
+        if len(needs) > 2 and needs[2]:
+            grad_b = g.sum(axis=tuple(range(g.ndim - 1)))
+        return grad_x, grad_w, grad_b
 
-    return record(out, (inputs, kernel), backward, "conv")
+    operands = (inputs, kernel) if bias is None else (inputs, kernel, bias)
+    return record(out, operands, backward, "conv")
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):

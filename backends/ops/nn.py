@@ -132,7 +132,41 @@ def log_softmax(x, axis=-1):
 
 
 # ------------------------------------------------------------------ fused dense
-_FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
+FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
+
+
+def check_fused_activation(op_name, activation):
+    """``activation`` (None means linear) if the fused ops support it, else ValueError."""
+    activation = activation or "linear"
+    if activation not in FUSED_ACTIVATIONS:
+        raise ValueError(f"{op_name}() fuses {FUSED_ACTIVATIONS}, got activation={activation!r}")
+    return activation
+
+
+def add_bias_and_activate(out, bias, activation):
+    """``activation(out + bias)`` computed in place on ``out`` (a fresh op result);
+    returns the result (the same array except for sigmoid)."""
+    numpy_like = state.backend().xp
+    if bias is not None:
+        out += bias
+    if activation == "relu":
+        numpy_like.maximum(out, 0, out=out)
+    elif activation == "sigmoid":
+        out = _sigmoid(out)
+    elif activation == "tanh":
+        numpy_like.tanh(out, out=out)
+    return out
+
+
+def activation_backward(g, out, activation):
+    """Gradient before a fused activation, from its output ``out`` (never modifies ``g``)."""
+    if activation == "relu":
+        return g * (out > 0)
+    if activation == "sigmoid":
+        return g * out * (1 - out)
+    if activation == "tanh":
+        return g * (1 - out * out)
+    return g
 
 
 def dense(x, kernel, bias=None, activation=None):
@@ -142,29 +176,14 @@ def dense(x, kernel, bias=None, activation=None):
     ``None``/``"linear"``, ``"relu"``, ``"sigmoid"`` or ``"tanh"``. The backward computes
     only the gradients of the inputs that need one.
     """
-    activation = activation or "linear"
-    if activation not in _FUSED_ACTIVATIONS:
-        raise ValueError(f"dense() fuses {_FUSED_ACTIVATIONS}, got activation={activation!r}")
+    activation = check_fused_activation("dense", activation)
     backend = state.backend()
     a, w = data_of(x), data_of(kernel)
-    b = None if bias is None else data_of(bias)
-    out = backend.linear(a, w, b)
-    numpy_like = backend.xp
-    if activation == "relu":
-        numpy_like.maximum(out, 0, out=out)
-    elif activation == "sigmoid":
-        out = _sigmoid(out)
-    elif activation == "tanh":
-        numpy_like.tanh(out, out=out)
+    out = add_bias_and_activate(backend.linear(a, w), None if bias is None else data_of(bias),
+                                activation)
 
     def backward(g, needs):
-        if activation == "relu":
-            g = g * (out > 0)
-        elif activation == "sigmoid":
-            g = g * out * (1 - out)
-        elif activation == "tanh":
-            g = g * (1 - out * out)
-        g2 = g.reshape(-1, g.shape[-1])
+        g2 = activation_backward(g, out, activation).reshape(-1, g.shape[-1])
         grad_x = grad_w = grad_b = None
         if needs[0]:
             grad_x = (g2 @ w.T).reshape(a.shape)

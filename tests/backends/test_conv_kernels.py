@@ -181,6 +181,20 @@ def test_conv1d_op(check_op, kernel_shape, padding, strides, dilation):
              kwargs=kwargs)
 
 
+@pytest.mark.parametrize("activation", ["linear", "relu", "sigmoid", "tanh"])
+def test_conv_fused_with_bias_and_activation(check_op, activation):
+    activations = {"linear": lambda z: z, "relu": lambda z: np.maximum(z, 0),
+                   "sigmoid": lambda z: 1 / (1 + np.exp(-z)), "tanh": np.tanh}
+
+    def reference(x, kernel, bias):
+        return activations[activation](reference_conv(x, kernel, padding="same") + bias)
+
+    def fused(x, kernel, bias):
+        return ops.conv(x, kernel, padding="same", bias=bias, activation=activation)
+
+    check_op(fused, [rand(2, 5, 4, 3), rand(3, 3, 3, 4), rand(4)], reference=reference)
+
+
 def test_conv3d_op(check_op):
     check_op(ops.conv, [rand(1, 4, 3, 3, 2), rand(2, 2, 2, 2, 2)], reference=reference_conv,
              kwargs=dict(strides=(1, 2, 1), padding="same"))
