@@ -148,6 +148,8 @@ class Variable(Tensor):
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
         super().__init__(value, requires_grad=trainable, dtype=dtype)
+        # A variable owns its memory: updates in place must never reach the caller's array.
+        self.data = self.data.copy()
         self.name = name or "variable"
         self.path = self.name
         self._trainable = bool(trainable)

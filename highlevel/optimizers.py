@@ -27,6 +27,7 @@ from ..backends import state
 from ..backends.autodiff import Tensor, Variable, as_engine_array
 from ..backends.registry import Registry
 from . import schedules as schedules_module
+from .packed_update import PackedGroup
 from .schedules import LearningRateSchedule
 
 OPTIMIZERS = Registry("optimizer")
@@ -122,6 +123,7 @@ class Optimizer:
         self._iterations = 0
         self._iterations_variable = _IterationsVariable(self)
         self._records = {}          # id(variable) -> _Record (holds the variable: ids stay valid)
+        self._packed = None         # (variable ids, PackedGroup) of a small model
         self._order = []            # records in first-seen order
         self._exclude_ids = set()
         self._exclude_names = ()
@@ -304,12 +306,26 @@ class Optimizer:
         arrays = self._clip_gradients(arrays)
         lr = self.learning_rate
         step = self._iterations + 1
-        records = self._records
-        for g, variable in zip(arrays, targets):
-            record = records.get(id(variable)) or self._create_record(variable)
-            self._update(variable.data, g, record.slots, lr, step, record.decay)
+        records = [self._records.get(id(v)) or self._create_record(v) for v in targets]
+        group = self._packed_group(targets, records)
+        if group is not None:
+            group.update(self, arrays, lr, step)
+        else:
+            for g, variable, record in zip(arrays, targets, records):
+                self._update(variable.data, g, record.slots, lr, step, record.decay)
         self._iterations = step
         self._iterations_variable.data[...] = step
+
+    def _packed_group(self, variables, records):
+        """The flat-buffer group for this exact variable list (small models only)."""
+        key = tuple(id(v) for v in variables)
+        cached = self._packed
+        if cached is not None and cached[0] == key and cached[1].intact():
+            return cached[1]
+        group = PackedGroup(variables, records) if PackedGroup.eligible(variables, records) \
+            else None
+        self._packed = None if group is None else (key, group)
+        return group
 
     def _clip_gradients(self, arrays):
         xp = state.backend().xp
@@ -372,6 +388,7 @@ class Optimizer:
         """After unpickling/deepcopy the variables are new objects: re-key slots by id."""
         self.__dict__.update(state_dict)
         self._records = {id(record.variable): record for record in self._order}
+        self._packed = None
         self._exclude_ids = set()
 
 

@@ -1,0 +1,60 @@
+"""Small models' optimizer updates run on flat packed buffers: same numbers, same state."""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers
+from lamina.highlevel import packed_update
+
+
+def _train(optimizer_name):
+    lamina.utils.set_random_seed(3)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 5)).astype("float32")
+    y = rng.standard_normal((64, 1)).astype("float32")
+    model = lamina.Sequential([layers.Input((5,)), layers.Dense(7, activation="relu"),
+                               layers.Dense(1)])
+    model.compile(optimizer=lamina.optimizers.get(optimizer_name), loss="mse")
+    model.fit(x, y, batch_size=16, epochs=3, verbose=0)
+    return model
+
+
+@pytest.mark.parametrize("optimizer_name", ["adam", "sgd", "rmsprop", "adagrad", "adamw"])
+def test_packed_and_per_variable_updates_are_bit_identical(monkeypatch, optimizer_name):
+    packed = _train(optimizer_name)
+    assert packed.optimizer._packed is not None
+    monkeypatch.setattr(packed_update, "PACK_LIMIT", 0)
+    separate = _train(optimizer_name)
+    assert separate.optimizer._packed is None
+    for a, b in zip(packed.get_weights(), separate.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(packed.optimizer.variables, separate.optimizer.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_weights_set_from_outside_reach_the_packed_buffers():
+    model = _train("adam")
+    group = model.optimizer._packed[1]
+    new_weights = [np.full_like(w, 0.5) for w in model.get_weights()]
+    model.set_weights(new_weights)
+    assert group.intact()
+    np.testing.assert_array_equal(group.params, 0.5)
+
+
+def test_a_replaced_array_repacks_instead_of_updating_a_stale_buffer():
+    model = _train("sgd")
+    kernel = model.layers[0].kernel
+    kernel.data = kernel.data.copy()
+    assert not model.optimizer._packed[1].intact()
+    before = kernel.numpy().copy()
+    model.train_on_batch(np.ones((4, 5), "float32"), np.zeros((4, 1), "float32"))
+    assert not np.array_equal(kernel.numpy(), before)
+    assert model.optimizer._packed[1].intact()
+
+
+def test_variables_own_their_memory():
+    source = np.zeros(3, "float32")
+    variable = lamina.Variable(source)
+    variable.assign(np.ones(3, "float32"))
+    np.testing.assert_array_equal(source, 0.0)
