@@ -135,18 +135,27 @@ class NumpyBackend(Backend):
         return pool_kernels.pool_backward(self.xp, grad_output, context)
 
     # ----------------------------------------------------------- normalization
-    def batch_norm_forward(self, x, gamma, beta, epsilon):
+    def _normalize(self, x, gamma, beta, epsilon, axis, keepdims):
+        """Shared forward of batch and layer norm: statistics over ``axis``, then
+        ``gamma * (x - mean) / sqrt(variance + epsilon) + beta``.
+
+        Returns (y, mean, variance, normalized, inv_std).
+        """
         xp = self.xp
-        axes = tuple(range(x.ndim - 1))
-        mean = x.mean(axis=axes)
+        mean = x.mean(axis=axis, keepdims=keepdims)
         centered = x - mean
-        variance = xp.square(centered).mean(axis=axes)
+        variance = xp.square(centered).mean(axis=axis, keepdims=keepdims)
         inv_std = 1.0 / xp.sqrt(variance + epsilon)
         normalized = centered
         normalized *= inv_std
         y = normalized * gamma if gamma is not None else normalized.copy()
         if beta is not None:
             y += beta
+        return y, mean, variance, normalized, inv_std
+
+    def batch_norm_forward(self, x, gamma, beta, epsilon):
+        y, mean, variance, normalized, inv_std = self._normalize(
+            x, gamma, beta, epsilon, tuple(range(x.ndim - 1)), keepdims=False)
         return y, mean, variance, (normalized, gamma, inv_std)
 
     def batch_norm_backward(self, grad_y, context):
@@ -162,16 +171,8 @@ class NumpyBackend(Backend):
         return grad_x, grad_gamma, grad_beta
 
     def layer_norm_forward(self, x, gamma, beta, epsilon):
-        xp = self.xp
-        mean = x.mean(axis=-1, keepdims=True)
-        centered = x - mean
-        variance = xp.square(centered).mean(axis=-1, keepdims=True)
-        inv_std = 1.0 / xp.sqrt(variance + epsilon)
-        normalized = centered
-        normalized *= inv_std
-        y = normalized * gamma if gamma is not None else normalized.copy()
-        if beta is not None:
-            y += beta
+        y, _, _, normalized, inv_std = self._normalize(x, gamma, beta, epsilon, -1,
+                                                       keepdims=True)
         return y, (normalized, gamma, inv_std)
 
     def layer_norm_backward(self, grad_y, context):

@@ -55,3 +55,21 @@ class Registry:
                 + (". Pass custom objects with custom_objects={...}"
                    if self.kind in ("layer", "class") else "")
             ) from None
+
+    def resolve(self, identifier, base, expected):
+        """``identifier`` as an object: an instance of ``base`` or another callable as is,
+        a registered name instantiated with no arguments, a ``{"class_name", "config"}``
+        dict through ``from_config``.
+
+        Raises ``TypeError`` saying the kind must be ``expected``.
+        """
+        if isinstance(identifier, base):
+            return identifier
+        if isinstance(identifier, str):
+            return self.lookup(identifier)()
+        if isinstance(identifier, dict):
+            return self.lookup(identifier["class_name"]).from_config(
+                identifier.get("config", {}))
+        if callable(identifier):
+            return identifier
+        raise TypeError(f"{self.kind} must be {expected}, got {identifier!r}")

@@ -5,8 +5,7 @@ or Tensors of the right dtype, Keras' rank alignment, and default snake-case nam
 from ..backends import ops
 from ..backends import state
 from ..backends.autodiff import Tensor, as_engine_array
-
-EPSILON = 1e-7
+from ..backends.ops.losses import EPSILON  # noqa: F401  (re-exported to losses and metrics)
 
 
 def _data(x):

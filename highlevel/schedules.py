@@ -45,13 +45,11 @@ def _check_decay_steps(decay_steps):
         raise ValueError(f"Argument `decay_steps` must be > 0. Received: decay_steps={decay_steps}")
 
 
-@SCHEDULES.register()
-class ExponentialDecay(LearningRateSchedule):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent floored
-    when ``staircase``)."""
+class _DecayRateSchedule(LearningRateSchedule):
+    """Shared state of the ``decay_rate`` schedules: ``_progress(step)`` is
+    ``step / decay_steps``, floored when ``staircase``."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase, name):
         _check_decay_steps(decay_steps)
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
@@ -59,16 +57,27 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def __call__(self, step):
+    def _progress(self, step):
         p = float(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return float(self.initial_learning_rate) * float(self.decay_rate) ** p
+        return math.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+@SCHEDULES.register()
+class ExponentialDecay(_DecayRateSchedule):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent floored
+    when ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+
+    def __call__(self, step):
+        return float(self.initial_learning_rate) * float(self.decay_rate) ** self._progress(step)
 
 
 @SCHEDULES.register()
@@ -169,29 +178,17 @@ class PolynomialDecay(LearningRateSchedule):
 
 
 @SCHEDULES.register()
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_DecayRateSchedule):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (floored ratio
     when ``staircase``)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = float(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate)
+                                                    * self._progress(step))
 
 
 def serialize(schedule):

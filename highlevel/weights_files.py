@@ -256,6 +256,15 @@ def _shape_text(shape):
     return str(tuple(int(s) for s in shape))
 
 
+def _mismatch(model_layer, opened, what, reason, skip_mismatch, report):
+    """Record a mismatch in ``report`` when ``skip_mismatch``, else raise it."""
+    if skip_mismatch:
+        report.mismatched.append((model_layer.name, reason))
+        return
+    raise WeightMismatchError(f"{opened.name}: {what} '{model_layer.name}': {reason}",
+                              opened.path)
+
+
 def _plan_layer(model_layer, file_layer, opened, label, skip_mismatch, report, plan):
     """Add ``(variable, array)`` pairs for one layer to ``plan``, or record why not."""
     weights = keras_files.legacy_weights(model_layer)
@@ -263,20 +272,16 @@ def _plan_layer(model_layer, file_layer, opened, label, skip_mismatch, report, p
     if len(weights) != len(arrays):
         reason = (f"layer expects {len(weights)} weights, the file has {len(arrays)} "
                   f"({label})")
-        if skip_mismatch:
-            report.mismatched.append((model_layer.name, reason))
-            return
-        raise WeightMismatchError(f"{opened.name}: weight count mismatch for layer "
-                                  f"'{model_layer.name}': {reason}", opened.path)
+        _mismatch(model_layer, opened, "weight count mismatch for layer", reason,
+                  skip_mismatch, report)
+        return
     for weight, array, file_name in zip(weights, arrays, file_layer.weight_names):
         if tuple(weight.shape) != tuple(array.shape):
             reason = (f"weight '{weight.name}' has shape {_shape_text(weight.shape)}, the "
                       f"file's '{file_name}' has shape {_shape_text(array.shape)}")
-            if skip_mismatch:
-                report.mismatched.append((model_layer.name, reason))
-                return
-            raise WeightMismatchError(f"{opened.name}: shape mismatch in layer "
-                                      f"'{model_layer.name}': {reason}", opened.path)
+            _mismatch(model_layer, opened, "shape mismatch in layer", reason, skip_mismatch,
+                      report)
+            return
     for weight, array in zip(weights, arrays):
         plan.append((weight, array))
         report.loaded.append(f"{model_layer.name}/{weight.name}")

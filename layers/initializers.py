@@ -6,6 +6,8 @@ import numpy as np
 
 from ..backends import state
 from ..backends.registry import Registry
+from .configurable import Configurable
+from .configurable import serialize as _serialize
 
 INITIALIZERS = Registry("initializer")
 
@@ -22,18 +24,11 @@ def compute_fans(shape):
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-class Initializer:
+class Initializer(Configurable):
     """Base class: ``initializer(shape, dtype)`` returns an engine array."""
 
     def __call__(self, shape, dtype=None):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 class _Seeded(Initializer):
@@ -229,19 +224,10 @@ class Orthogonal(_Seeded):
 
 def get(identifier):
     """Resolve a Keras name, a ``{"class_name", "config"}`` dict or an instance."""
-    if isinstance(identifier, Initializer):
-        return identifier
-    if isinstance(identifier, str):
-        return INITIALIZERS.lookup(identifier)()
-    if isinstance(identifier, dict):
-        return INITIALIZERS.lookup(identifier["class_name"]).from_config(
-            identifier.get("config", {}))
-    if callable(identifier):
-        return identifier
-    raise TypeError(f"initializer must be a name, a config dict or an Initializer, "
-                    f"got {identifier!r}")
+    return INITIALIZERS.resolve(identifier, Initializer,
+                                "a name, a config dict or an Initializer")
 
 
 def serialize(initializer):
     """``{"class_name", "config"}`` of an initializer (Keras' schema)."""
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    return _serialize(initializer)

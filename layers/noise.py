@@ -3,8 +3,8 @@ ActivityRegularization."""
 
 from ..backends import ops, state
 from . import regularizers as regularizers_module
+from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
-from .convolution import check_data_format, layer_error
 from .core import Dropout
 
 

@@ -3,8 +3,8 @@
 from ..backends import ops
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
+from .arguments import layer_error
 from .base import LAYERS, InputSpec, Layer
-from .convolution import layer_error
 
 
 def _last_axis_only(layer, axis):

@@ -2,8 +2,8 @@
 
 from ..backends import ops
 from ..backends.ops.conv import conv_output_length
+from .arguments import check_data_format, check_padding, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
-from .convolution import check_data_format, check_padding, layer_error, positive_tuple
 
 
 class BasePooling(Layer):

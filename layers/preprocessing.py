@@ -4,8 +4,8 @@ import numpy as np
 
 from ..backends import ops, state
 from ..backends.autodiff import Tensor
+from .arguments import layer_error
 from .base import LAYERS, Layer
-from .convolution import layer_error
 
 _EPSILON = 1e-7  # Keras' backend.epsilon()
 

@@ -2,22 +2,17 @@
 
 from ..backends import ops
 from ..backends.registry import Registry
+from .configurable import Configurable
+from .configurable import serialize as _serialize
 
 REGULARIZERS = Registry("regularizer")
 
 
-class Regularizer:
+class Regularizer(Configurable):
     """Base class: ``regularizer(x)`` returns a scalar Tensor penalty."""
 
     def __call__(self, x):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 @REGULARIZERS.register("l1_l2")
@@ -63,20 +58,13 @@ class L2(L1L2):
 
 def get(identifier):
     """Resolve ``None``, a name, a config dict or an instance."""
-    if identifier is None or isinstance(identifier, Regularizer):
-        return identifier
-    if isinstance(identifier, str):
-        return REGULARIZERS.lookup(identifier)()
-    if isinstance(identifier, dict):
-        return REGULARIZERS.lookup(identifier["class_name"]).from_config(
-            identifier.get("config", {}))
-    if callable(identifier):
-        return identifier
-    raise TypeError(f"regularizer must be a name, config dict or Regularizer, got {identifier!r}")
+    if identifier is None:
+        return None
+    return REGULARIZERS.resolve(identifier, Regularizer, "a name, config dict or Regularizer")
 
 
 def serialize(regularizer):
     """``None`` or ``{"class_name", "config"}``."""
     if regularizer is None:
         return None
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+    return _serialize(regularizer)

@@ -5,8 +5,8 @@ import numpy as np
 
 from ..backends import ops, state
 from ..backends.ops.core import xp
+from .arguments import check_data_format, is_int, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
-from .convolution import check_data_format, is_int, layer_error, positive_tuple
 
 
 def pairs(layer, value, rank, arg_name):

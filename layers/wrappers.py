@@ -1,8 +1,8 @@
 """Layer wrappers: TimeDistributed."""
 
 from ..backends import ops
+from .arguments import layer_error
 from .base import LAYERS, InputSpec, Layer
-from .convolution import layer_error
 
 
 def serialize_inner(layer):

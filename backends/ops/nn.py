@@ -1,11 +1,11 @@
-"""Neural-network ops: activations, softmax, fused dense, fused cross-entropy, dropout and
-normalization, each with a hand-written backward."""
+"""Neural-network ops: activations, softmax, fused dense, dropout and normalization, each
+with a hand-written backward (the fused cross-entropies are in :mod:`.losses`)."""
 
 import math
 
 from .. import state
 from ..autodiff import Tensor
-from .core import data_of, index_data, record, xp
+from .core import data_of, record, xp
 from .math import _unary
 
 _SELU_ALPHA = 1.6732632423543772
@@ -195,63 +195,6 @@ def dense(x, kernel, bias=None, activation=None):
 
     inputs = (x, kernel) if bias is None else (x, kernel, bias)
     return record(out, inputs, backward, "dense")
-
-
-# ------------------------------------------------------------------ fused cross-entropy
-def sparse_softmax_cross_entropy(labels, logits):
-    """Per-sample cross-entropy of integer ``labels`` against ``softmax(logits)``, fused.
-
-    Shapes: logits (..., classes), labels (...) integer -> losses (...). Labels outside
-    ``[0, classes)`` raise ``ValueError``.
-    """
-    backend = state.backend()
-    z = data_of(logits)
-    classes = z.shape[-1]
-    flat_labels = index_data(labels).reshape(-1).astype("int64", copy=False)
-    if flat_labels.size and (int(flat_labels.min()) < 0 or int(flat_labels.max()) >= classes):
-        raise ValueError(
-            f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
-            f"got values from {int(flat_labels.min())} to {int(flat_labels.max())}"
-        )
-    flat_logits = z.reshape(-1, classes)
-    if flat_labels.shape[0] != flat_logits.shape[0]:
-        raise ValueError(
-            f"sparse categorical labels of shape {tuple(index_data(labels).shape)} do not "
-            f"match logits of shape {tuple(z.shape)}"
-        )
-    losses, probabilities = backend.sparse_softmax_cross_entropy(flat_logits, flat_labels)
-
-    def backward(g, needs):
-        grad = probabilities * g.reshape(-1, 1)
-        grad[backend.xp.arange(flat_labels.shape[0]), flat_labels] -= g.reshape(-1)
-        return (None, grad.reshape(z.shape))
-
-    return record(losses.reshape(z.shape[:-1]), (labels, logits), backward,
-                  "sparse_softmax_cross_entropy")
-
-
-def softmax_cross_entropy(targets, logits):
-    """Per-sample cross-entropy of probability ``targets`` against ``softmax(logits)``, fused.
-
-    Shapes: targets and logits (..., classes) -> losses (...).
-    """
-    backend = state.backend()
-    t, z = data_of(targets), data_of(logits)
-    flat_t, flat_z = t.reshape(-1, z.shape[-1]), z.reshape(-1, z.shape[-1])
-    losses, probabilities = backend.softmax_cross_entropy(flat_z, flat_t)
-
-    def backward(g, needs):
-        g_col = g.reshape(-1, 1)
-        grad_t = grad_z = None
-        if needs[0]:
-            grad_t = (-g_col * backend.log_softmax(flat_z)).reshape(t.shape)
-        if needs[1]:
-            grad_z = (g_col * (probabilities * flat_t.sum(axis=-1, keepdims=True) - flat_t))
-            grad_z = grad_z.reshape(z.shape)
-        return grad_t, grad_z
-
-    return record(losses.reshape(z.shape[:-1]), (targets, logits), backward,
-                  "softmax_cross_entropy")
 
 
 # ------------------------------------------------------------------ dropout and normalization

@@ -1,6 +1,7 @@
-"""The runnable examples (issue #3): each runs as a user would run it and exits 0.
+"""The runnable examples (issues #3 and #4): each runs as a user would run it and exits 0.
 
-``examples/digits_mlp.py`` exits 1 below 97% test accuracy; ``examples/
+``examples/digits_mlp.py`` exits 1 below 97% test accuracy, ``digits_cnn.py`` below 98%,
+``sequence_classification.py`` below 95%; ``examples/
 functional_multi_io.py`` exits 1 unless both of its losses fall.
 """
 
@@ -34,3 +35,17 @@ def test_functional_multi_io_losses_fall():
     assert "first epoch:" in out and "last epoch:" in out
     assert "value_loss" in out and "label_loss" in out and "label_accuracy" in out
 
+
+
+def test_digits_cnn_reaches_98_percent():
+    out = run_example("digits_cnn.py")
+    match = re.search(r"test accuracy (\d\.\d+)", out)
+    assert match, out[-2000:]
+    assert float(match.group(1)) >= 0.98
+
+
+def test_sequence_classification_reaches_95_percent():
+    out = run_example("sequence_classification.py")
+    match = re.search(r"held-out accuracy (\d\.\d+)", out)
+    assert match, out[-2000:]
+    assert float(match.group(1)) >= 0.95

@@ -10,6 +10,11 @@
   the computed output.
 * ``check_models(make_layer, x)``: the layer inside a ``Sequential`` and a functional
   ``Model`` predicts what the bare layer computes.
+* ``numeric_gradient(loss, array, eps=1e-6)``: central finite differences of ``loss()``.
+* ``layer_case``: a test asking for it runs once per ``(make, shape)`` in its module's
+  ``CASES`` (ids ``CASE_IDS``); ``layer_case.check_gradients()``,
+  ``.check_config_and_output_shape()`` and ``.check_models()`` run the checks above on
+  ``make()`` with an input drawn by the module's ``rand(*shape)``.
 """
 
 import json
@@ -38,7 +43,7 @@ def _call(layer, x, training):
     return layer(x)
 
 
-def _numeric_gradient(loss, array, eps):
+def _numeric_gradient(loss, array, eps=1e-6):
     """Central differences of ``loss()`` with respect to ``array`` (a NumPy or engine
     array, perturbed in place one element at a time)."""
     gradient = np.zeros(array.shape)
@@ -136,3 +141,37 @@ def check_output_shape():
 @pytest.fixture
 def check_models():
     return _check_models
+
+
+@pytest.fixture
+def numeric_gradient():
+    return _numeric_gradient
+
+
+class _LayerCase:
+    def __init__(self, make, shape, rand):
+        self.make, self.shape, self.rand = make, shape, rand
+
+    def check_gradients(self):
+        _check_gradients(self.make(), self.rand(*self.shape))
+
+    def check_config_and_output_shape(self):
+        x = self.rand(*self.shape).astype("float32")
+        layer = self.make()
+        _check_output_shape(layer, x)
+        _check_config(layer, x)
+
+    def check_models(self):
+        _check_models(self.make, self.rand(*self.shape))
+
+
+def pytest_generate_tests(metafunc):
+    if "layer_case" in metafunc.fixturenames:
+        metafunc.parametrize("layer_case", metafunc.module.CASES, ids=metafunc.module.CASE_IDS,
+                             indirect=True)
+
+
+@pytest.fixture
+def layer_case(request):
+    make, shape = request.param
+    return _LayerCase(make, shape, request.module.rand)

@@ -209,22 +209,16 @@ CASE_IDS = ["conv1d_causal", "conv1d_groups", "conv2d_same", "conv2d_dilated",
             "transpose_same", "transpose_valid", "depthwise", "separable"]
 
 
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_gradients_match_finite_differences(float64, check_gradients, make, shape):
-    check_gradients(make(), rand(*shape))
+def test_gradients_match_finite_differences(float64, layer_case):
+    layer_case.check_gradients()
 
 
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_config_round_trip_and_output_shape(check_config, check_output_shape, make, shape):
-    x = rand(*shape).astype("float32")
-    layer = make()
-    check_output_shape(layer, x)
-    check_config(layer, x)
+def test_config_round_trip_and_output_shape(layer_case):
+    layer_case.check_config_and_output_shape()
 
 
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_inside_sequential_and_functional_models(check_models, make, shape):
-    check_models(make, rand(*shape))
+def test_inside_sequential_and_functional_models(layer_case):
+    layer_case.check_models()
 
 
 def test_unknown_spatial_sizes_in_functional_model():

@@ -196,17 +196,12 @@ CASE_IDS = ["sdrop1d", "sdrop2d", "noise", "activity", "normalization", "td_dens
             "td_conv"]
 
 
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_gradients_match_finite_differences(float64, check_gradients, make, shape):
-    check_gradients(make(), rand(*shape))
+def test_gradients_match_finite_differences(float64, layer_case):
+    layer_case.check_gradients()
 
 
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_config_round_trip_and_output_shape(check_config, check_output_shape, make, shape):
-    x = rand(*shape).astype("float32")
-    layer = make()
-    check_output_shape(layer, x)
-    check_config(layer, x)
+def test_config_round_trip_and_output_shape(layer_case):
+    layer_case.check_config_and_output_shape()
 
 
 def test_adapted_normalization_config_round_trip(check_config):

@@ -1,0 +1,152 @@
+"""Fused cross-entropy ops, each with a hand-written backward: from logits (softmax,
+sparse softmax) the numerically stable engine kernels; from probabilities (binary,
+categorical, sparse categorical) Keras' clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
+
+from .. import state
+from .core import data_of, index_data, record, unbroadcast
+from .nn import _sigmoid
+
+EPSILON = 1e-7
+
+
+def check_sparse_labels(labels, classes):
+    """Raise ``ValueError`` unless every integer label lies in ``[0, classes)``."""
+    if labels.size and (int(labels.min()) < 0 or int(labels.max()) >= classes):
+        raise ValueError(
+            f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
+            f"got values from {int(labels.min())} to {int(labels.max())}"
+        )
+
+
+# ------------------------------------------------------------------ from logits
+def sparse_softmax_cross_entropy(labels, logits):
+    """Per-sample cross-entropy of integer ``labels`` against ``softmax(logits)``, fused.
+
+    Shapes: logits (..., classes), labels (...) integer -> losses (...). Labels outside
+    ``[0, classes)`` raise ``ValueError``.
+    """
+    backend = state.backend()
+    z = data_of(logits)
+    classes = z.shape[-1]
+    flat_labels = index_data(labels).reshape(-1).astype("int64", copy=False)
+    check_sparse_labels(flat_labels, classes)
+    flat_logits = z.reshape(-1, classes)
+    if flat_labels.shape[0] != flat_logits.shape[0]:
+        raise ValueError(
+            f"sparse categorical labels of shape {tuple(index_data(labels).shape)} do not "
+            f"match logits of shape {tuple(z.shape)}"
+        )
+    losses, probabilities = backend.sparse_softmax_cross_entropy(flat_logits, flat_labels)
+
+    def backward(g, needs):
+        grad = probabilities * g.reshape(-1, 1)
+        grad[backend.xp.arange(flat_labels.shape[0]), flat_labels] -= g.reshape(-1)
+        return (None, grad.reshape(z.shape))
+
+    return record(losses.reshape(z.shape[:-1]), (labels, logits), backward,
+                  "sparse_softmax_cross_entropy")
+
+
+def softmax_cross_entropy(targets, logits):
+    """Per-sample cross-entropy of probability ``targets`` against ``softmax(logits)``, fused.
+
+    Shapes: targets and logits (..., classes) -> losses (...).
+    """
+    backend = state.backend()
+    t, z = data_of(targets), data_of(logits)
+    flat_t, flat_z = t.reshape(-1, z.shape[-1]), z.reshape(-1, z.shape[-1])
+    losses, probabilities = backend.softmax_cross_entropy(flat_z, flat_t)
+
+    def backward(g, needs):
+        g_col = g.reshape(-1, 1)
+        grad_t = grad_z = None
+        if needs[0]:
+            grad_t = (-g_col * backend.log_softmax(flat_z)).reshape(t.shape)
+        if needs[1]:
+            grad_z = (g_col * (probabilities * flat_t.sum(axis=-1, keepdims=True) - flat_t))
+            grad_z = grad_z.reshape(z.shape)
+        return grad_t, grad_z
+
+    return record(losses.reshape(z.shape[:-1]), (targets, logits), backward,
+                  "softmax_cross_entropy")
+
+
+# ------------------------------------------------------------------ from probabilities
+def binary_crossentropy_elementwise(target, output, from_logits):
+    """Elementwise binary cross-entropy, one fused op with its backward.
+
+    From logits: ``max(x, 0) - x * z + log1p(exp(-|x|))`` (stable for any x); from
+    probabilities: ``-(z log(p) + (1 - z) log(1 - p))`` with ``p`` clipped to [eps, 1-eps].
+    """
+    xp = state.backend().xp
+    z, x = data_of(target), data_of(output)
+    if from_logits:
+        out = xp.maximum(x, 0) - x * z
+        out += xp.log1p(xp.exp(-xp.abs(x)))
+
+        def backward(g, needs):
+            grad_z = unbroadcast(-g * x, z.shape) if needs[0] else None
+            grad_x = unbroadcast(g * (_sigmoid(x) - z), x.shape) if needs[1] else None
+            return grad_z, grad_x
+    else:
+        p = xp.clip(x, EPSILON, 1.0 - EPSILON)
+        log_p, log_q = xp.log(p), xp.log(1.0 - p)
+        out = -(z * log_p + (1.0 - z) * log_q)
+
+        def backward(g, needs):
+            grad_z = unbroadcast(g * (log_q - log_p), z.shape) if needs[0] else None
+            grad_x = None
+            if needs[1]:
+                inside = (x >= EPSILON) & (x <= 1.0 - EPSILON)
+                grad_x = unbroadcast(g * ((p - z) / (p * (1.0 - p))) * inside, x.shape)
+            return grad_z, grad_x
+
+    return record(out, (target, output), backward, "binary_crossentropy")
+
+
+def categorical_crossentropy_from_probs(target, output):
+    """Keras' probability cross-entropy along the last axis, fused:
+    ``q = clip(p / sum(p), eps, 1 - eps)``, loss ``-sum(t * log(q))``."""
+    xp = state.backend().xp
+    t, p = data_of(target), data_of(output)
+    total = p.sum(axis=-1, keepdims=True)
+    q = p / total
+    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
+    log_q = xp.log(qc)
+    out = -(t * log_q).sum(axis=-1)
+
+    def backward(g, needs):
+        g_col = g[..., None]
+        grad_t = grad_p = None
+        if needs[0]:
+            grad_t = unbroadcast(-g_col * log_q, t.shape)
+        if needs[1]:
+            a = -t / qc * ((q >= EPSILON) & (q <= 1.0 - EPSILON))   # dL/dq
+            grad_p = g_col * (a - (a * q).sum(axis=-1, keepdims=True)) / total
+        return grad_t, grad_p
+
+    return record(out, (target, output), backward, "categorical_crossentropy")
+
+
+def sparse_categorical_crossentropy_from_probs(labels, output):
+    """Keras' probability cross-entropy of integer ``labels``, fused (see above)."""
+    xp = state.backend().xp
+    p = data_of(output)
+    classes = p.shape[-1]
+    flat_p = p.reshape(-1, classes)
+    flat_labels = labels.reshape(-1)
+    check_sparse_labels(flat_labels, classes)
+    rows = xp.arange(flat_labels.shape[0])
+    total = flat_p.sum(axis=-1)
+    q = flat_p[rows, flat_labels] / total
+    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
+    out = -xp.log(qc)
+
+    def backward(g, needs):
+        a = g.reshape(-1) * (-1.0 / qc) * ((q >= EPSILON) & (q <= 1.0 - EPSILON))
+        grad = xp.broadcast_to((-(a * q) / total)[:, None], flat_p.shape).copy()
+        grad[rows, flat_labels] += a / total
+        return None, grad.reshape(p.shape)
+
+    return record(out.reshape(p.shape[:-1]), (labels, output), backward,
+                  "sparse_categorical_crossentropy")

@@ -1,0 +1,39 @@
+"""Argument checks shared by the built-in layers: errors that name the layer, positive int
+tuples, data format and padding."""
+
+
+def layer_error(layer, message):
+    """A ValueError that names the layer and its class, as every lamina layer reports."""
+    return ValueError(f"Layer '{layer.name}' ({type(layer).__name__}) {message}")
+
+
+def positive_tuple(layer, value, rank, arg_name):
+    """``value`` (an int or ``rank`` ints, all positive) as a tuple of ``rank`` ints."""
+    items = (value,) * rank if is_int(value) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        items = None
+    if items is None or len(items) != rank or not all(is_int(v) and v > 0 for v in items):
+        raise layer_error(layer, f"needs {arg_name} to be a positive int or a tuple of "
+                                 f"{rank} positive ints, got {value!r}")
+    return tuple(int(v) for v in items)
+
+
+def is_int(value):
+    return hasattr(value, "__index__") and not isinstance(value, bool)
+
+
+def check_data_format(layer, data_format):
+    """Only channels-last is implemented: ``None`` and ``"channels_last"`` pass."""
+    if data_format not in (None, "channels_last"):
+        raise layer_error(layer, f"supports only data_format='channels_last', got "
+                                 f"{data_format!r}")
+    return "channels_last"
+
+
+def check_padding(layer, padding, allowed):
+    name = padding.lower() if isinstance(padding, str) else padding
+    if name not in allowed:
+        raise layer_error(layer, f"needs padding in {allowed}, got {padding!r}")
+    return name
