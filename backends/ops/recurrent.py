@@ -257,9 +257,19 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
             _activate(activation, z[:, 2 * u:3 * u])
             _activate(recurrent_activation, z[:, 3 * u:])
             i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+            tc = cell_act[t]
+            if seq.keep is None:
+                # Write the new states straight into their history slots (no temporaries).
+                c_new = cs[t + 1]
+                numpy_like.multiply(f, cs[t], out=c_new)
+                numpy_like.multiply(i, g, out=tc)
+                c_new += tc
+                tc[...] = c_new
+                _activate(activation, tc)
+                numpy_like.multiply(o, tc, out=hs[t + 1])
+                continue
             c_new = f * cs[t]
             c_new += i * g
-            tc = cell_act[t]
             tc[...] = c_new
             _activate(activation, tc)
             cs[t + 1] = seq.carry(t, c_new, cs[t])
