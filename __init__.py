@@ -9,6 +9,7 @@ Example:
 
 import importlib
 import importlib.abc
+import importlib.metadata
 import importlib.util
 import sys
 
@@ -18,9 +19,9 @@ from .highlevel import callbacks, losses, metrics, models, optimizers, utils
 from .highlevel.model import Model
 from .highlevel.saving import load_model
 from .highlevel.sequential import Sequential
-from .layers import Input, activations, initializers, regularizers
+from .layers import Input, activations, constraints, initializers, regularizers
 
-__version__ = "0.1.0"
+__version__ = importlib.metadata.version("lamina")
 
 # Public namespaces as Keras spells them (``from lamina.optimizers import Adam``): each
 # name is an importable alias of the module that implements it. ``wrappers`` imports
@@ -31,7 +32,8 @@ _NAMESPACES = {
     "metrics": "lamina.highlevel.metrics", "models": "lamina.highlevel.models",
     "optimizers": "lamina.highlevel.optimizers", "utils": "lamina.highlevel.utils",
     "activations": "lamina.layers.activations", "initializers": "lamina.layers.initializers",
-    "regularizers": "lamina.layers.regularizers", "wrappers": "lamina.highlevel.wrappers",
+    "regularizers": "lamina.layers.regularizers", "constraints": "lamina.layers.constraints",
+    "wrappers": "lamina.highlevel.wrappers",
 }
 
 

@@ -323,9 +323,15 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
             node.inputs = None
             node.backward = None
     results = []
+    handed_out = set()
     for source in sources:
         value = gradients.get(id(source))
         if value is None:
             value = backend.xp.zeros(source.data.shape, dtype=source.data.dtype)
+        elif id(value) in handed_out or not getattr(value.flags, "writeable", True) \
+                or value.base is not None:
+            # Broadcast views and arrays shared between sources: give each caller its own.
+            value = value.copy()
+        handed_out.add(id(value))
         results.append(wrap(value))
     return results[0] if single else results

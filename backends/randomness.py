@@ -23,6 +23,35 @@ def set_random_seed(seed):
 def derived_generator(*keys):
     """A fresh generator from the global seed and ``keys`` (for example ``(epoch,)``), so
     that a draw depends only on (seed, keys), never on how many draws came before."""
-    base = state.seed_or_random()
-    mixed = np.random.SeedSequence([base, *[int(k) for k in keys]]).generate_state(1, np.uint64)
+    return derived_generator_from(state.seed_or_random(), *keys)
+
+
+class SeededStream:
+    """The random numbers of a layer given its own ``seed`` (Dropout, GaussianNoise, ...).
+
+    Without a seed it is the global stream. With one, the generator derives from the seed
+    and the training epoch that ``fit`` announces, so a fit resumed from a checkpoint draws
+    the same masks as an uninterrupted one.
+    """
+
+    def __init__(self, seed):
+        self.seed = seed
+        self._key = None
+        self._generator = None
+
+    def generator(self):
+        """The generator to draw from now."""
+        if self.seed is None:
+            return state.generator()
+        key = state.epoch_key()
+        if self._generator is None or key != self._key:
+            self._key = key
+            self._generator = derived_generator_from(self.seed, *(key or ()))
+        return self._generator
+
+
+def derived_generator_from(seed, *keys):
+    """A fresh engine generator from an explicit ``seed`` and integer ``keys``."""
+    mixed = np.random.SeedSequence([int(seed), *[int(k) for k in keys]]).generate_state(
+        1, np.uint64)
     return state.backend().make_generator(int(mixed[0]))

@@ -5,7 +5,8 @@ Kept in one tiny module so that the hot paths read it with one attribute lookup.
 
 import numpy as np
 
-_active = {"backend": None, "floatx": "float32", "seed": None, "generator": None}
+_active = {"backend": None, "floatx": "float32", "seed": None, "generator": None,
+           "epoch_key": None}
 
 
 def backend():
@@ -19,9 +20,16 @@ def backend():
     return current
 
 
+_generators_by_engine = {}
+
+
 def set_active_backend(instance):
+    """Switch engines, keeping each engine's random generator where it left off."""
+    previous = _active["backend"]
+    if previous is not None:
+        _generators_by_engine[previous.name] = _active["generator"]
     _active["backend"] = instance
-    _active["generator"] = None
+    _active["generator"] = _generators_by_engine.get(instance.name)
 
 
 def floatx():
@@ -58,6 +66,7 @@ def seed_or_random():
 def set_seed(value):
     _active["seed"] = value
     _active["generator"] = None
+    _generators_by_engine.clear()
 
 
 def set_generator(generator_state):
@@ -72,3 +81,12 @@ def generator():
         current = backend().make_generator(_active["seed"])
         _active["generator"] = current
     return current
+
+
+def epoch_key():
+    """The (epoch, step count) of the training epoch running now, or None outside fit."""
+    return _active["epoch_key"]
+
+
+def set_epoch_key(key):
+    _active["epoch_key"] = key

@@ -6,7 +6,7 @@ Usage:
     python benchmarks/run.py --processes 3 --epochs 3  # the full protocol
 
 Each (framework, workload) runs in fresh processes, round-robin with the order rotated
-(A B C / B C A / C A B), as ``shared/BENCHMARKS.md`` prescribes. Reported: seconds per
+(A B C / B C A / C A B), as the benchmark protocol prescribes (see the README). Reported: seconds per
 epoch (median, min, max over all timed epochs), microseconds per step, peak RSS, and the
 ratios lamina/PyTorch and lamina/NumPy-floor. PyTorch is optional.
 """

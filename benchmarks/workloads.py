@@ -1,4 +1,5 @@
-"""The fixed workloads of ``shared/BENCHMARKS.md``: data and per-framework runners.
+"""The fixed benchmark workloads W1-W4 (data, models, batch sizes, Adam, the timing
+protocol: see the README's Benchmarks section): data and per-framework runners.
 
 Each runner builds the model, runs one warm-up epoch, then ``epochs`` timed epochs, and
 returns ``{"times": [...], "warmup_loss": float, "unit": "epoch"}``. Frameworks:

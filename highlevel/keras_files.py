@@ -1,5 +1,5 @@
-"""What Keras' HDF5 files look like, for reading and writing them (see
-``/work/shared/KERAS_FORMAT.md``): weight names of the legacy layout, the tree of
+"""What Keras' HDF5 files look like, for reading and writing them (the README's "File
+format" section summarizes them): weight names of the legacy layout, the tree of
 ``vars`` groups of Keras 3's ``.weights.h5`` layout, the order of optimizer variables,
 and the translation of Keras-written configs into lamina's.
 

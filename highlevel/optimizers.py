@@ -261,6 +261,7 @@ class Optimizer:
         self._exclude_names = tuple(self._exclude_names) + tuple(var_names or ())
         for record in self._order:
             record.decay = self._decays(record.variable)
+        self._packed = None
 
     def _decays(self, variable):
         if not self.weight_decay or id(variable) in self._exclude_ids:
@@ -313,6 +314,11 @@ class Optimizer:
         else:
             for g, variable, record in zip(arrays, targets, records):
                 self._update(variable.data, g, record.slots, lr, step, record.decay)
+        for variable in targets:
+            constraint = getattr(variable, "constraint", None)
+            if constraint is not None:
+                # Keras applies weight constraints right after each update, in place.
+                variable.data[...] = constraint(variable.data)
         self._iterations = step
         self._iterations_variable.data[...] = step
 

@@ -46,10 +46,18 @@ class Sequential(Model):
             raise TypeError(f"Sequential '{self.name}' only accepts layers, got {layer!r}")
         if any(layer is existing for existing in self._stack):
             raise ValueError(f"layer '{layer.name}' is already in Sequential '{self.name}'")
-        if not self._stack and self._input_layer is None and layer._batch_input_shape:
+        input_layer = self._input_layer
+        if not self._stack and input_layer is None and layer._batch_input_shape:
             self._input_layer = InputLayer(batch_shape=layer._batch_input_shape)
         self._stack.append(layer)
-        self._rebuild()
+        try:
+            self._rebuild()
+        except Exception:
+            # A layer that does not fit leaves the model exactly as it was.
+            self._stack.pop()
+            self._input_layer = input_layer
+            self._rebuild()
+            raise
 
     def pop(self):
         """Remove and return the last layer."""

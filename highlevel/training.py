@@ -196,12 +196,12 @@ class Trainer:
     def _single_or_list(self, arrays):
         return arrays[0] if len(arrays) == 1 else arrays
 
-    def _batch_iterator(self, x, y, sample_weight, batch_size, steps, shuffle_epoch=None):
+    def _batch_iterator(self, x, y, sample_weight, batch_size, steps, shuffle_key=None):
         """Yield (x, y, sample_weight) batches from arrays, a generator or a Sequence."""
         if isinstance(x, ArrayData):
             order = None
-            if shuffle_epoch is not None:
-                order = state.backend().permutation(derived_generator(1, shuffle_epoch), x.size)
+            if shuffle_key is not None:
+                order = state.backend().permutation(derived_generator(1, *shuffle_key), x.size)
             for step, (bx, by, bw) in enumerate(x.batches(batch_size, order)):
                 if steps is not None and step >= steps:
                     return
@@ -271,30 +271,41 @@ class Trainer:
         if self._initial_epoch_from_backup is not None:
             initial_epoch = max(initial_epoch, self._initial_epoch_from_backup)
         epoch_logs = {}
-        for epoch in range(initial_epoch, epochs):
-            self.reset_metrics()
-            callback_list.on_epoch_begin(epoch)
-            # a model built by its first batch has no weights yet: look them up per step
-            self._step_variables = self.trainable_weights if self.built else None
-            state.set_generator(derived_generator(2, epoch))
-            batches = self._batch_iterator(data, None, None, batch_size, steps,
-                                           shuffle_epoch=epoch if shuffle else None)
-            logs = {}
-            for step, batch in enumerate(batches):
-                callback_list.on_train_batch_begin(step)
-                logs = self._step_logs(self.train_step(self._to_step_data(batch)))
-                callback_list.on_train_batch_end(step, logs)
+        outer_generator = state.generator()
+        try:
+            for epoch in range(initial_epoch, epochs):
+                self.reset_metrics()
+                callback_list.on_epoch_begin(epoch)
+                # a model built by its first batch has no weights yet: look them up per step
+                self._step_variables = self.trainable_weights if self.built else None
+                # The epoch's randomness (shuffle order, dropout masks) derives from the seed,
+                # the epoch and the optimizer's step count, which checkpoints restore: a
+                # resumed fit repeats an uninterrupted one, and repeated fit() calls differ.
+                epoch_key = (epoch, self.optimizer.iterations)
+                state.set_epoch_key(epoch_key)
+                state.set_generator(derived_generator(2, *epoch_key))
+                batches = self._batch_iterator(data, None, None, batch_size, steps,
+                                               shuffle_key=epoch_key if shuffle else None)
+                logs = {}
+                for step, batch in enumerate(batches):
+                    callback_list.on_train_batch_begin(step)
+                    logs = self._step_logs(self.train_step(self._to_step_data(batch)))
+                    callback_list.on_train_batch_end(step, logs)
+                    if self.stop_training:
+                        break
+                epoch_logs = dict(logs)
+                if validation is not None and (epoch + 1) % validation_freq == 0:
+                    val_logs = self._evaluate_data(validation,
+                                                   validation_batch_size or batch_size,
+                                                   validation_steps, callback_list=None)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
                     break
-            epoch_logs = dict(logs)
-            if validation is not None and (epoch + 1) % validation_freq == 0:
-                val_logs = self._evaluate_data(validation, validation_batch_size or batch_size,
-                                               validation_steps, callback_list=None)
-                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            callback_list.on_epoch_end(epoch, epoch_logs)
-            if self.stop_training:
-                break
-        self._step_variables = None
+        finally:
+            self._step_variables = None
+            state.set_generator(outer_generator)
+            state.set_epoch_key(None)
         callback_list.on_train_end(epoch_logs)
         return self.history
 

@@ -14,6 +14,7 @@ unchanged. ``load_weights`` detects the layout from the file's contents. With
 load that would set no weight at all raises :class:`WeightMismatchError`.
 """
 
+import importlib.metadata
 import logging
 
 import numpy as np
@@ -65,12 +66,19 @@ def check_not_keras_zip(path):
             "path (model.save('m.h5')) or save_weights('m.weights.h5')", path)
 
 
+def lamina_version():
+    """The installed lamina version (from the package metadata, not the root package)."""
+    try:
+        return importlib.metadata.version("lamina")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def write_root_attrs(handle):
-    from .. import __version__
     integrity.write_text_attr(handle, "keras_version", keras_files.KERAS_SCHEMA_VERSION)
     integrity.write_text_attr(handle, "backend", LAMINA_BACKEND)
     handle.attrs[FORMAT_ATTR] = np.int64(FORMAT_VERSION)
-    integrity.write_text_attr(handle, "lamina_version", __version__)
+    integrity.write_text_attr(handle, "lamina_version", lamina_version())
 
 
 def write_legacy_weights(group, model):

@@ -5,7 +5,7 @@ Example:
     >>> dense = layers.Dense(64, activation="relu")
 """
 
-from . import activations, initializers, regularizers
+from . import activations, constraints, initializers, regularizers
 from .base import LAYERS, InputSpec, Layer
 from .core import (Activation, Dense, Dropout, Flatten, Identity, Lambda, Permute, RepeatVector,
                    Reshape, Rescaling)

@@ -9,8 +9,10 @@ fully masked row attends to nothing.
 import math
 
 from ..backends import ops, state
+from ..backends.randomness import SeededStream
 from ..backends.autodiff import Tensor
 from ..backends.ops.core import index_data
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .base import LAYERS, Layer
@@ -148,8 +150,9 @@ class MultiHeadAttention(Layer):
         self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
         self.bias_regularizer = regularizers_module.get(bias_regularizer)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        self._generator = None
+        self.kernel_constraint = constraints_module.get(kernel_constraint)
+        self.bias_constraint = constraints_module.get(bias_constraint)
+        self._stream = SeededStream(seed)
         self._query_dense = self._projection("query", (num_heads, key_dim), 1)
         self._key_dense = self._projection("key", (num_heads, key_dim), 1)
         self._value_dense = self._projection("value", (num_heads, self.value_dim), 1)
@@ -257,11 +260,7 @@ class MultiHeadAttention(Layer):
         return keep
 
     def _random_generator(self):
-        if self.seed is None:
-            return state.generator()
-        if self._generator is None:
-            self._generator = state.backend().make_generator(self.seed)
-        return self._generator
+        return self._stream.generator()
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape = tuple(query_shape)
@@ -281,7 +280,9 @@ class MultiHeadAttention(Layer):
                 "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
                 "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
                 "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": None, "bias_constraint": None, "seed": self.seed,
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint),
+                "seed": self.seed,
                 "flash_attention": self.flash_attention}
 
 
@@ -312,7 +313,7 @@ class Attention(Layer):
                              f"'concat', got {score_mode!r}")
         self.use_scale, self.score_mode = bool(use_scale), score_mode
         self.dropout, self.seed = float(dropout), seed
-        self._generator = None
+        self._stream = SeededStream(seed)
 
     def _validate(self, inputs, mask=None):
         if not isinstance(inputs, (list, tuple)) or not 2 <= len(inputs) <= 3:
@@ -356,9 +357,7 @@ class Attention(Layer):
         weights = ops.softmax(scores, axis=-1)
         attended = weights
         if training and self.dropout > 0.0:
-            if self._generator is None and self.seed is not None:
-                self._generator = state.backend().make_generator(self.seed)
-            attended = ops.dropout(weights, self.dropout, self._generator)
+            attended = ops.dropout(weights, self.dropout, self._stream.generator())
         result = ops.matmul(attended, value)
         if query_mask is not None:
             result = ops.multiply(result, query_mask[:, :, None].astype(result.dtype))

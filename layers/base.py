@@ -15,6 +15,7 @@ import numpy as np
 from ..backends import autodiff, no_grad, state
 from ..backends.autodiff import Tensor, Variable
 from ..backends.registry import Registry
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_structure
@@ -163,7 +164,7 @@ class Layer:
         variable.requires_grad = trainable and self._trainable
         variable.path = f"{self.name}/{name}"
         variable.regularizer = None if regularizer is None else regularizers_module.get(regularizer)
-        variable.constraint = constraint
+        variable.constraint = constraints_module.get(constraint)
         self._own_weights.append(variable)
         return variable
 

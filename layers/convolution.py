@@ -10,6 +10,7 @@ from ..backends import ops
 from ..backends.ops.conv import conv_output_length
 from ..backends.ops.nn import FUSED_ACTIVATIONS
 from . import activations as activations_module
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .arguments import check_data_format, check_padding, is_int, layer_error, positive_tuple
@@ -47,7 +48,7 @@ class BaseConv(Layer):
         self.bias_initializer = initializers_module.get(bias_initializer)
         self.bias_regularizer = regularizers_module.get(bias_regularizer)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.bias_constraint = bias_constraint
+        self.bias_constraint = constraints_module.get(bias_constraint)
         self.bias = None
         self.input_spec = InputSpec(ndim=rank + 2)
 
@@ -135,19 +136,20 @@ class BaseConv(Layer):
                   "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
                   "activity_regularizer":
                       regularizers_module.serialize(self.activity_regularizer),
-                  "bias_constraint": None}
+                  "bias_constraint": constraints_module.serialize(self.bias_constraint)}
         for prefix in self.kernel_prefixes:
             config[f"{prefix}_initializer"] = initializers_module.serialize(
                 getattr(self, f"{prefix}_initializer"))
             config[f"{prefix}_regularizer"] = regularizers_module.serialize(
                 getattr(self, f"{prefix}_regularizer"))
-            config[f"{prefix}_constraint"] = None
+            config[f"{prefix}_constraint"] = constraints_module.serialize(
+                getattr(self, f"{prefix}_constraint"))
         return config
 
     def _store_kernel_args(self, prefix, initializer, regularizer, constraint):
         setattr(self, f"{prefix}_initializer", initializers_module.get(initializer))
         setattr(self, f"{prefix}_regularizer", regularizers_module.get(regularizer))
-        setattr(self, f"{prefix}_constraint", constraint)
+        setattr(self, f"{prefix}_constraint", constraints_module.get(constraint))
 
 
 def _check_filters(layer, filters):

@@ -3,8 +3,10 @@ Identity, Rescaling and Lambda."""
 
 import math
 
-from ..backends import ops, state
+from ..backends import ops
+from ..backends.randomness import SeededStream
 from . import activations as activations_module
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .base import LAYERS, InputSpec, Layer
@@ -43,8 +45,8 @@ class Dense(Layer):
         self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
         self.bias_regularizer = regularizers_module.get(bias_regularizer)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_constraint = constraints_module.get(kernel_constraint)
+        self.bias_constraint = constraints_module.get(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -53,9 +55,11 @@ class Dense(Layer):
             raise ValueError(f"Layer '{self.name}' needs a known last input dimension, "
                              f"got input shape {tuple(input_shape)}")
         self.kernel = self.add_weight("kernel", (features, self.units), self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = (self.add_weight("bias", (self.units,), self.bias_initializer,
-                                     regularizer=self.bias_regularizer)
+                                     regularizer=self.bias_regularizer,
+                                     constraint=self.bias_constraint)
                      if self.use_bias else None)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: features})
         self.built = True
@@ -76,7 +80,8 @@ class Dense(Layer):
                 "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
                 "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
                 "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": None, "bias_constraint": None}
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
 
 
 @LAYERS.register()
@@ -121,17 +126,13 @@ class Dropout(Layer):
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
-        self._generator = None
+        self._stream = SeededStream(seed)
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0.0:
             return inputs
-        generator = None
-        if self.seed is not None:
-            if self._generator is None:
-                self._generator = state.backend().make_generator(self.seed)
-            generator = self._generator
-        return ops.dropout(inputs, self.rate, generator, self._noise_shape(inputs))
+        return ops.dropout(inputs, self.rate, self._stream.generator(),
+                           self._noise_shape(inputs))
 
     def _noise_shape(self, inputs):
         return self.noise_shape

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..backends import ops
 from ..backends.autodiff import Tensor
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .base import LAYERS, Layer
@@ -41,7 +42,7 @@ class Embedding(Layer):
         self.embeddings_initializer = initializers_module.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers_module.get(embeddings_regularizer)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.embeddings_constraint = embeddings_constraint
+        self.embeddings_constraint = constraints_module.get(embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         self.supports_masking = self.mask_zero
 
@@ -90,7 +91,8 @@ class Embedding(Layer):
                 "embeddings_regularizer": regularizers_module.serialize(
                     self.embeddings_regularizer),
                 "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "embeddings_constraint": None, "mask_zero": self.mask_zero}
+                "embeddings_constraint": constraints_module.serialize(self.embeddings_constraint),
+                "mask_zero": self.mask_zero}
 
 
 @LAYERS.register()

@@ -2,6 +2,7 @@
 ActivityRegularization."""
 
 from ..backends import ops, state
+from ..backends.randomness import SeededStream
 from . import regularizers as regularizers_module
 from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
@@ -73,20 +74,13 @@ class GaussianNoise(Layer):
             raise layer_error(self, f"needs stddev >= 0, got {stddev!r}")
         self.stddev = float(stddev)
         self.seed = seed
-        self._generator = None
+        self._stream = SeededStream(seed)
 
     def call(self, inputs, training=None):
         if not training or self.stddev == 0.0:
             return inputs
-        backend = state.backend()
-        if self.seed is None:
-            generator = state.generator()
-        else:
-            if self._generator is None:
-                self._generator = backend.make_generator(self.seed)
-            generator = self._generator
-        noise = backend.random_normal(generator, inputs.shape, inputs.dtype,
-                                      stddev=self.stddev)
+        noise = state.backend().random_normal(self._stream.generator(), inputs.shape,
+                                              inputs.dtype, stddev=self.stddev)
         return ops.add(inputs, noise)
 
     def compute_output_shape(self, input_shape):

@@ -1,6 +1,7 @@
 """Normalization layers: BatchNormalization and LayerNormalization (last axis)."""
 
 from ..backends import ops
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .arguments import layer_error
@@ -45,7 +46,8 @@ class BaseNormalization(Layer):
         self.gamma_initializer = initializers_module.get(gamma_initializer)
         self.beta_regularizer = regularizers_module.get(beta_regularizer)
         self.gamma_regularizer = regularizers_module.get(gamma_regularizer)
-        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.beta_constraint = constraints_module.get(beta_constraint)
+        self.gamma_constraint = constraints_module.get(gamma_constraint)
         self.gamma = self.beta = None
         self.input_spec = InputSpec(min_ndim=2)
 
@@ -75,7 +77,8 @@ class BaseNormalization(Layer):
                 "gamma_initializer": initializers_module.serialize(self.gamma_initializer),
                 "beta_regularizer": regularizers_module.serialize(self.beta_regularizer),
                 "gamma_regularizer": regularizers_module.serialize(self.gamma_regularizer),
-                "beta_constraint": None, "gamma_constraint": None}
+                "beta_constraint": constraints_module.serialize(self.beta_constraint),
+                "gamma_constraint": constraints_module.serialize(self.gamma_constraint)}
 
 
 @LAYERS.register()

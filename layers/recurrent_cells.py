@@ -8,8 +8,10 @@ Keras, so it can also drive the generic ``RNN`` loop.
 """
 
 from ..backends import ops, state
+from ..backends.randomness import SeededStream
 from ..backends.ops.recurrent import RECURRENT_ACTIVATIONS
 from . import activations as activations_module
+from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
 from .base import LAYERS, Layer
@@ -63,13 +65,13 @@ class _FusedCell(Layer):
         self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers_module.get(recurrent_regularizer)
         self.bias_regularizer = regularizers_module.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.recurrent_constraint = recurrent_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_constraint = constraints_module.get(kernel_constraint)
+        self.recurrent_constraint = constraints_module.get(recurrent_constraint)
+        self.bias_constraint = constraints_module.get(bias_constraint)
         self.dropout = float(dropout)
         self.recurrent_dropout = float(recurrent_dropout)
         self.seed = seed
-        self._generator = None
+        self._stream = SeededStream(seed)
 
     @property
     def state_size(self):
@@ -105,11 +107,7 @@ class _FusedCell(Layer):
 
     # ------------------------------------------------------------------ dropout
     def _random_generator(self):
-        if self.seed is None:
-            return state.generator()
-        if self._generator is None:
-            self._generator = state.backend().make_generator(self.seed)
-        return self._generator
+        return self._stream.generator()
 
     def dropped_inputs(self, sequences, training):
         """Input dropout with one mask per sequence (the same for every step, as Keras)."""
@@ -161,8 +159,10 @@ class _FusedCell(Layer):
                 "recurrent_regularizer": regularizers_module.serialize(
                     self.recurrent_regularizer),
                 "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": None, "recurrent_constraint": None,
-                "bias_constraint": None, "dropout": self.dropout,
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "recurrent_constraint": constraints_module.serialize(self.recurrent_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint),
+                "dropout": self.dropout,
                 "recurrent_dropout": self.recurrent_dropout, "seed": self.seed}
 
 

@@ -93,3 +93,32 @@ def test_training_keeps_memory_flat():
     assert len(history.history["loss"]) == 10
     growth = probe.current[10] - probe.current[2]
     assert abs(growth) < 1_000_000, f"memory grew by {growth} bytes from epoch 2 to 10"
+
+
+def test_repeated_fit_calls_draw_new_shuffles_and_leave_the_global_stream_going():
+    import lamina
+    from lamina import layers
+
+    seen = []
+
+    class Recorder(layers.Layer):
+        def call(self, inputs, training=None):
+            if training:
+                seen.append(tuple(inputs.numpy()[:, 0]))
+            return inputs
+
+    lamina.utils.set_random_seed(0)
+    x = np.arange(8, dtype="float32").reshape(8, 1)
+    model = lamina.Sequential([lamina.Input((1,)), Recorder(), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    for _ in range(3):
+        model.fit(x, x, batch_size=8, epochs=1, verbose=0)
+    assert len(seen) == 3 and len(set(seen)) == 3, seen
+
+    kernels = []
+    for _ in range(2):
+        other = lamina.Sequential([lamina.Input((4,)), layers.Dense(3)])
+        kernels.append(other.layers[0].kernel.numpy().copy())
+        other.compile(optimizer="sgd", loss="mse")
+        other.fit(np.ones((4, 4), "float32"), np.ones((4, 3), "float32"), verbose=0)
+    assert not np.array_equal(kernels[0], kernels[1])

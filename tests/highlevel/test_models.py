@@ -457,3 +457,13 @@ def test_clone_model_same_architecture_fresh_weights():
     sub_clone = lamina.models.clone_model(sub)
     assert type(sub_clone) is TwoLayerNet and sub_clone.units == 5
     assert [w.shape for w in sub_clone.weights] == [w.shape for w in sub.weights]
+
+
+def test_a_layer_that_does_not_fit_leaves_the_sequential_model_unchanged():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(3)])
+    x = np.ones((2, 4), "float32")
+    expected = model.predict(x, verbose=0)
+    with pytest.raises(ValueError, match="conv2d"):
+        model.add(layers.Conv2D(2, 3))
+    assert [layer.name for layer in model.layers] == [model.layers[0].name]
+    np.testing.assert_array_equal(model.predict(x, verbose=0), expected)

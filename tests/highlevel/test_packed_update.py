@@ -58,3 +58,13 @@ def test_variables_own_their_memory():
     variable = lamina.Variable(source)
     variable.assign(np.ones(3, "float32"))
     np.testing.assert_array_equal(source, 0.0)
+
+
+def test_excluding_variables_from_weight_decay_after_training_starts():
+    model = _train("adamw")
+    kernel = model.layers[0].kernel
+    model.optimizer.exclude_from_weight_decay(var_names=["kernel", "bias"])
+    model.optimizer.learning_rate = 0.0
+    before = kernel.numpy().copy()
+    model.train_on_batch(np.ones((4, 5), "float32"), np.zeros((4, 1), "float32"))
+    np.testing.assert_array_equal(kernel.numpy(), before)   # lr 0 and no decay: unchanged

@@ -533,3 +533,26 @@ def test_checkpoint_resume_example_matches_the_uninterrupted_run():
                             timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "identical to the uninterrupted run: True" in result.stdout
+
+
+def test_resume_is_bit_identical_with_a_seeded_dropout_layer(tmp_path):
+    x, y = data(100)
+
+    def seeded_model():
+        lamina.utils.set_random_seed(1)
+        model = lamina.Sequential([lamina.Input((x.shape[1],)),
+                                   lamina.layers.Dense(8, activation="relu"),
+                                   lamina.layers.Dropout(0.3, seed=7),
+                                   lamina.layers.Dense(y.shape[1] if y.ndim > 1 else 1)])
+        model.compile(optimizer=lamina.optimizers.Adam(0.01), loss="mse")
+        return model
+
+    straight = seeded_model()
+    straight.fit(x, y, epochs=4, batch_size=16, verbose=0)
+    first = seeded_model()
+    first.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    first.save(tmp_path / "seeded.h5")
+    resumed = lamina.load_model(tmp_path / "seeded.h5")
+    resumed.fit(x, y, epochs=4, initial_epoch=2, batch_size=16, verbose=0)
+    for a, b in zip(straight.get_weights(), resumed.get_weights()):
+        np.testing.assert_array_equal(a, b)
