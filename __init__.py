@@ -9,7 +9,6 @@ Example:
 
 import importlib
 import importlib.abc
-import importlib.metadata
 import importlib.util
 import sys
 
@@ -21,7 +20,7 @@ from .highlevel.saving import load_model
 from .highlevel.sequential import Sequential
 from .layers import Input, activations, constraints, initializers, regularizers
 
-__version__ = importlib.metadata.version("lamina")
+__version__ = "0.1.0"   # the one place the version is written (pyproject reads it)
 
 # Public namespaces as Keras spells them (``from lamina.optimizers import Adam``): each
 # name is an importable alias of the module that implements it. ``wrappers`` imports
