@@ -289,7 +289,7 @@ class Trainer:
                 logs = {}
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
-                    logs = self._step_logs(self.train_step(self._to_step_data(batch)))
+                    logs = self._step_logs(self.train_step(batch))
                     callback_list.on_train_batch_end(step, logs)
                     if self.stop_training:
                         break
@@ -308,10 +308,6 @@ class Trainer:
             state.set_epoch_key(None)
         callback_list.on_train_end(epoch_logs)
         return self.history
-
-    def _to_step_data(self, batch):
-        x, y, sample_weight = batch
-        return x, y, sample_weight
 
     # ------------------------------------------------------------------ evaluate
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
@@ -342,7 +338,7 @@ class Trainer:
         for step, batch in enumerate(self._batch_iterator(data, None, None, batch_size, steps)):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
-            step_logs = self.test_step(self._to_step_data(batch))
+            step_logs = self.test_step(batch)
             if callback_list is not None:
                 callback_list.on_test_batch_end(step, None)
         logs = self._step_logs(step_logs)
@@ -382,7 +378,7 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight, class_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        logs = self._step_logs(self.train_step(self._to_step_data(batch)))
+        logs = self._step_logs(self.train_step(batch))
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -391,13 +387,13 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        logs = self._step_logs(self.test_step(self._to_step_data(batch)))
+        logs = self._step_logs(self.test_step(batch))
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
         """Model outputs for one batch as NumPy arrays."""
-        return self.predict(x, batch_size=max(1, len(flatten(x)[0]) if not isinstance(
-            x, dict) else len(next(iter(x.values())))))
+        first_input = structure_to_list(x, self.input_names or ["input"], "x")[0]
+        return self.predict(x, batch_size=max(1, len(first_input)))
 
     def _step_logs(self, step_result):
         """The logs of a step: what an overridden ``train_step``/``test_step`` returned
