@@ -105,14 +105,18 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer, accepts_training, accepts_mask, makes_mask in self._call_plan:
+            if mask is None and not makes_mask:
+                # The common case holds no reference to the previous activation, so each
+                # one is freed as soon as the next exists (memory is reused, not re-mapped).
+                x = layer(x, training=training) if accepts_training else layer(x)
+                continue
             layer_input = x
             if accepts_mask and mask is not None:
                 x = layer(x, training=training, mask=mask) if accepts_training \
                     else layer(x, mask=mask)
             else:
                 x = layer(x, training=training) if accepts_training else layer(x)
-            if mask is not None or makes_mask:
-                mask = layer.compute_mask(layer_input, mask)
+            mask = layer.compute_mask(layer_input, mask)
         return x
 
     def _convert_inputs(self, inputs):
