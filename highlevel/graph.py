@@ -33,6 +33,9 @@ class FunctionalGraph:
                                  f"layers on Input(...); output {position} is {tensor!r}")
         self.nodes = self._order_nodes()
         self.layers = self._ordered_layers()
+        # Resolved once: does a node's layer compute masks of its own (not just pass them)?
+        self._plan = [(node, type(node.layer).compute_mask is not Layer.compute_mask)
+                      for node in self.nodes]
 
     def _order_nodes(self):
         """Execution order: depth-first from each output, inputs in argument order (as
@@ -95,12 +98,11 @@ class FunctionalGraph:
         if masks is not None:
             mask_values = {id(t): m for t, m in zip(self.flat_inputs, masks) if m is not None}
 
-        for node in self.nodes:
+        def real(leaf):
+            return values[id(leaf)] if isinstance(leaf, SymbolicTensor) else leaf
+
+        for node, makes_mask in self._plan:
             layer = node.layer
-
-            def real(leaf):
-                return values[id(leaf)] if isinstance(leaf, SymbolicTensor) else leaf
-
             args = [map_structure(real, a) for a in node.args]
             kwargs = {k: map_structure(real, v) for k, v in node.kwargs.items()}
             if layer._call_accepts_training and "training" not in kwargs:
@@ -117,7 +119,7 @@ class FunctionalGraph:
             flat_result = flatten(result)
             for tensor, value in zip(node.outputs, flat_result):
                 values[id(tensor)] = value
-            if input_mask is not None or type(layer).compute_mask is not Layer.compute_mask:
+            if input_mask is not None or makes_mask:
                 out_mask = layer.compute_mask(args[0], input_mask)
                 if out_mask is not None:
                     for tensor, value in zip(node.outputs, flatten(out_mask)

@@ -105,17 +105,16 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer, accepts_training, accepts_mask, makes_mask in self._call_plan:
+            kwargs = {"training": training} if accepts_training else {}
             if mask is None and not makes_mask:
-                # The common case holds no reference to the previous activation, so each
-                # one is freed as soon as the next exists (memory is reused, not re-mapped).
-                x = layer(x, training=training) if accepts_training else layer(x)
+                # No reference to the previous activation is kept, so each one is freed
+                # as soon as the next exists.
+                x = layer(x, **kwargs)
                 continue
-            layer_input = x
             if accepts_mask and mask is not None:
-                x = layer(x, training=training, mask=mask) if accepts_training \
-                    else layer(x, mask=mask)
-            else:
-                x = layer(x, training=training) if accepts_training else layer(x)
+                kwargs["mask"] = mask
+            layer_input = x
+            x = layer(x, **kwargs)
             mask = layer.compute_mask(layer_input, mask)
         return x
 

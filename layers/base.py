@@ -171,37 +171,39 @@ class Layer:
     def _tracked_layers(self):
         return self._sublayers
 
+    def _collect_weights(self, own, of_sublayer):
+        """``own`` weights, then ``of_sublayer(layer)`` for each sublayer, each weight once
+        (a layer shared by two sublayers contributes its weights once)."""
+        result = list(own)
+        seen = {id(w) for w in result}
+        for layer in self._tracked_layers():
+            for weight in of_sublayer(layer):
+                if id(weight) not in seen:
+                    seen.add(id(weight))
+                    result.append(weight)
+        return result
+
     @property
     def weights(self):
         """All weights: this layer's (trainable, then non-trainable), then each sublayer's,
         in Keras 3's order."""
-        result = [w for w in self._own_weights if w.trainable]
-        result += [w for w in self._own_weights if not w.trainable]
-        for layer in self._tracked_layers():
-            result.extend(w for w in layer.weights if all(w is not r for r in result))
-        return result
+        own = [w for w in self._own_weights if w.trainable]
+        own += [w for w in self._own_weights if not w.trainable]
+        return self._collect_weights(own, lambda layer: layer.weights)
 
     @property
     def trainable_weights(self):
         if not self._trainable:
             return []
-        result = [w for w in self._own_weights if w.trainable]
-        for layer in self._tracked_layers():
-            result.extend(w for w in layer.trainable_weights if all(w is not r for r in result))
-        return result
+        return self._collect_weights([w for w in self._own_weights if w.trainable],
+                                     lambda layer: layer.trainable_weights)
 
     @property
     def non_trainable_weights(self):
         if not self._trainable:
-            result = list(self._own_weights)
-            for layer in self._tracked_layers():
-                result.extend(w for w in layer.weights if all(w is not r for r in result))
-            return result
-        result = [w for w in self._own_weights if not w.trainable]
-        for layer in self._tracked_layers():
-            result.extend(w for w in layer.non_trainable_weights
-                          if all(w is not r for r in result))
-        return result
+            return self._collect_weights(self._own_weights, lambda layer: layer.weights)
+        return self._collect_weights([w for w in self._own_weights if not w.trainable],
+                                     lambda layer: layer.non_trainable_weights)
 
     def get_weights(self):
         """The weights' values as NumPy arrays, in ``weights`` order."""
