@@ -9,6 +9,7 @@ import numpy
 
 from .base import Backend
 from . import conv_kernels, pool_kernels
+from .host_memory import keep_freed_memory
 
 
 class NumpyBackend(Backend):
@@ -18,6 +19,7 @@ class NumpyBackend(Backend):
 
     def __init__(self):
         self._scratch = {}
+        keep_freed_memory()
 
     @property
     def xp(self):

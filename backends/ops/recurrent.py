@@ -20,23 +20,22 @@ Example:
     >>> seq, h, c = ops.lstm(x, kernel, recurrent_kernel, bias)
 """
 
-import contextlib
-
 from .. import state
 from .core import data_of, index_data, record, xp
-
-try:                                   # scikit-learn's dependency, so normally present
-    import threadpoolctl
-except ImportError:                    # pragma: no cover
-    threadpoolctl = None
 
 RECURRENT_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
 
 
 # ------------------------------------------------------------------ activations in place
-def _activate(name, a):
-    """Apply activation ``name`` to ``a`` in place (``a`` may be a strided view)."""
+def _activate(name, a, out=None):
+    """Apply activation ``name`` to ``a`` in place, or into ``out`` when given (either may
+    be a strided view); returns the result."""
     numpy_like = xp()
+    if out is not None:
+        if name == "tanh":
+            return numpy_like.tanh(a, out=out)
+        out[...] = a
+        a = out
     if name == "tanh":
         numpy_like.tanh(a, out=a)
     elif name == "sigmoid":
@@ -56,16 +55,28 @@ def _activate(name, a):
     return a
 
 
+def _derivative(name, y, out):
+    """Write ``act'(x)`` into ``out``, in terms of ``y = act(x)``; returns ``out``."""
+    numpy_like = xp()
+    if name == "tanh":
+        numpy_like.multiply(y, y, out=out)
+        numpy_like.subtract(1, out, out=out)
+    elif name == "sigmoid":
+        numpy_like.subtract(1, y, out=out)
+        out *= y
+    elif name == "relu":
+        numpy_like.greater(y, 0, out=out)
+    elif name == "hard_sigmoid":
+        numpy_like.multiply((y > 0) & (y < 1), 1.0 / 6.0, out=out)
+    else:
+        out[...] = 1
+    return out
+
+
 def _scale_by_derivative(name, g, y):
     """``g *= act'(x)`` in place, with the derivative written in terms of ``y = act(x)``."""
-    if name == "tanh":
-        g *= 1 - y * y
-    elif name == "sigmoid":
-        g *= y * (1 - y)
-    elif name == "relu":
-        g *= y > 0
-    elif name == "hard_sigmoid":
-        g *= ((y > 0) & (y < 1)).astype(g.dtype) * g.dtype.type(1.0 / 6.0)
+    if name != "linear":
+        g *= _derivative(name, y, xp().empty_like(g))
     return g
 
 
@@ -76,51 +87,33 @@ def check_activation(name, what="activation"):
                          f"got {name!r}")
 
 
-# ------------------------------------------------------------------ BLAS threads
-_BLAS = []          # lazily: [threadpoolctl controller of the BLAS libraries, or None]
-_SERIAL_STEP_MACS = 1 << 24
-
-
-def _serial_blas(batch, units, width):
-    """A context running the time loop's small per-step GEMMs on one BLAS thread.
-
-    A multithreaded BLAS spends more on waking and synchronising its threads than a
-    (batch, units) x (units, gates) product costs, and far more on a busy machine. Only
-    the NumPy engine, and only when a step's GEMM is small; the big GEMMs before and after
-    the loop keep every thread.
-    """
-    if threadpoolctl is None or xp().__name__ != "numpy" or \
-            batch * units * width > _SERIAL_STEP_MACS:
-        return contextlib.nullcontext()
-    if not _BLAS:
-        try:
-            _BLAS.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
-        except Exception:              # pragma: no cover - an exotic BLAS build
-            _BLAS.append(None)
-    if _BLAS[0] is None or not _BLAS[0].lib_controllers:
-        return contextlib.nullcontext()
-    return _BLAS[0].limit(limits=1)
-
-
 # ------------------------------------------------------------------ shared plumbing
 class _Sequence:
-    """The pieces every recurrent op shares: the input, its step-major projection, the
-    mask in processing order, the initial state and the recurrent-dropout mask."""
+    """The pieces every recurrent op shares: the input in processing (step-major) order, its
+    projection, the mask, the initial state and the recurrent-dropout mask.
 
-    def __init__(self, inputs, kernel, bias, units, mask, go_backwards, recurrent_mask):
+    Everything per step is stored step-major, ``(time, batch, ...)``, contiguous in
+    processing order, so a step is one contiguous block and the gradients of the input and
+    the kernel are plain GEMMs over all steps.
+    """
+
+    def __init__(self, inputs, kernel, bias, units, mask, go_backwards, recurrent_mask,
+                 projection_kernel=None):
         backend = state.backend()
         self.xp = backend.xp
-        self.a = data_of(inputs)
-        if self.a.ndim != 3:
+        a = data_of(inputs)
+        if a.ndim != 3:
             raise ValueError(f"recurrent ops need inputs of shape (batch, time, features), "
-                             f"got shape {tuple(self.a.shape)}")
-        self.w = data_of(kernel)
-        self.batch, self.steps = self.a.shape[0], self.a.shape[1]
+                             f"got shape {tuple(a.shape)}")
+        self.input_shape = a.shape
+        self.w = kernel
+        self.batch, self.steps = a.shape[0], a.shape[1]
         self.units = units
-        self.dtype = self.a.dtype
+        self.dtype = a.dtype
         self.go_backwards = go_backwards
-        projection = backend.linear(self.a, self.w, bias)      # ONE GEMM for all steps
-        self.projection = self.step_major(projection)
+        self.steps_input = self.xp.ascontiguousarray(self.step_major(a))      # (T, B, F)
+        self.projection = backend.linear(                  # ONE GEMM for all steps
+            self.steps_input, kernel if projection_kernel is None else projection_kernel, bias)
         self.keep = self.keep_float = None
         if mask is not None:
             keep = index_data(mask).astype(bool)
@@ -137,13 +130,6 @@ class _Sequence:
         moved = array.swapaxes(0, 1)
         return moved[::-1] if self.go_backwards else moved
 
-    def batch_major(self, array):
-        """Inverse of :meth:`step_major`, as a contiguous (batch * time, ...) matrix."""
-        if self.go_backwards:
-            array = array[::-1]
-        return self.xp.ascontiguousarray(array.swapaxes(0, 1)).reshape(
-            self.batch * self.steps, -1)
-
     def initial(self, value):
         if value is None:
             return self.xp.zeros((self.batch, self.units), dtype=self.dtype)
@@ -154,6 +140,7 @@ class _Sequence:
         return data
 
     def dropped(self, h):
+        """``h`` as the recurrent GEMM sees it."""
         return h if self.dropout is None else h * self.dropout
 
     def carry(self, t, new, old):
@@ -162,23 +149,25 @@ class _Sequence:
             return new
         return self.xp.where(self.keep[t], new, old)
 
-    def split_upstream(self, t, dh):
+    def split_upstream(self, t, grad):
         """(gradient reaching the cell's new state, gradient carried past a masked step)."""
         if self.keep is None:
-            return dh, None
-        through = dh * self.keep_float[t]
-        return through, dh - through
+            return grad, None
+        through = grad * self.keep_float[t]
+        return through, grad - through
 
     def input_gradients(self, needs, d_projection):
         """Gradients of the inputs and the kernel from the step-major gradient of the
         projection (T, B, G): one GEMM each."""
         grad_x = grad_w = None
-        if needs[0] or needs[1]:
-            flat = self.batch_major(d_projection)
-            if needs[0]:
-                grad_x = (flat @ self.w.T).reshape(self.a.shape)
-            if needs[1]:
-                grad_w = self.a.reshape(-1, self.a.shape[-1]).T @ flat
+        flat = d_projection.reshape(self.batch * self.steps, -1)
+        if needs[0]:
+            grad_steps = (flat @ self.w.T).reshape(self.steps, self.batch, -1)
+            if self.go_backwards:
+                grad_steps = grad_steps[::-1]
+            grad_x = self.xp.ascontiguousarray(grad_steps.swapaxes(0, 1))
+        if needs[1]:
+            grad_w = self.steps_input.reshape(flat.shape[0], -1).T @ flat
         return grad_x, grad_w
 
     def dropped_history(self, states):
@@ -224,6 +213,62 @@ def _outputs(packed_data, inputs, backward, name, steps, has_cell_state):
 
 
 # ------------------------------------------------------------------ LSTM
+class _LstmGates:
+    """The LSTM's gate arithmetic in the op's internal column order ``[i | f | o | c]``: the
+    three recurrent-activation gates side by side, so they activate in one call.
+
+    With Keras' default activations (tanh, sigmoid) the i, f, o columns of the kernels and
+    bias are pre-scaled by 1/2, so one tanh over all four blocks and one affine map give
+    ``sigmoid(z) = (1 + tanh(z / 2)) / 2`` for i, f, o and ``tanh(z)`` for c.
+    """
+
+    def __init__(self, activation, recurrent_activation, units, dtype):
+        numpy_like = xp()
+        u = units
+        self.units, self.activation, self.recurrent_activation = u, activation, recurrent_activation
+        keras = numpy_like.arange(4 * u)
+        # internal column j is Keras column order[j]; swapping two blocks is its own inverse
+        self.order = numpy_like.concatenate([keras[:2 * u], keras[3 * u:], keras[2 * u:3 * u]])
+        self.fused = activation == "tanh" and recurrent_activation == "sigmoid"
+        if self.fused:
+            def blocks(gate_value, cell_value):
+                return numpy_like.concatenate([numpy_like.full(3 * u, gate_value, dtype),
+                                               numpy_like.full(u, cell_value, dtype)])
+
+            self.column_scale = blocks(0.5, 1.0)        # kernels' pre-scaling; sigmoid = t/2 +
+            self.output_offset = blocks(0.5, 0.0)       # 1/2 from t = tanh(z/2)
+            self.slope_scale = blocks(0.25, 1.0)        # sigmoid'(z) = (1 - t^2) / 4
+
+    def internal(self, columns, scaled):
+        """Keras-ordered ``(..., 4u)`` columns in the internal order (a new array),
+        pre-scaled for the forward pass when ``scaled``."""
+        out = columns[..., self.order]
+        if scaled and self.fused:
+            out *= self.column_scale
+        return out
+
+    def keras(self, columns):
+        """Internal-ordered gradient columns back in Keras' order."""
+        return columns[..., self.order]
+
+    def activate(self, z, slope):
+        """Activate the pre-activations ``z`` (batch, 4u) in place and write each gate's
+        derivative with respect to its (unscaled) pre-activation into ``slope``."""
+        numpy_like = xp()
+        if self.fused:
+            numpy_like.tanh(z, out=z)
+            numpy_like.multiply(z, z, out=slope)
+            numpy_like.subtract(1, slope, out=slope)
+            slope *= self.slope_scale
+            z *= self.column_scale
+            z += self.output_offset
+            return
+        gates = 3 * self.units
+        for name, block in ((self.recurrent_activation, slice(None, gates)),
+                            (self.activation, slice(gates, None))):
+            _derivative(name, _activate(name, z[:, block]), slope[:, block])
+
+
 def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=None,
          mask=None, go_backwards=False, activation="tanh", recurrent_activation="sigmoid",
          recurrent_dropout_mask=None):
@@ -236,81 +281,83 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     """
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
-    u_data = xp().ascontiguousarray(data_of(recurrent_kernel))   # BLAS fast path
-    u = u_data.shape[0]
-    seq = _Sequence(inputs, kernel, None if bias is None else data_of(bias), u, mask,
-                    go_backwards, recurrent_dropout_mask)
+    u_keras, w_keras = data_of(recurrent_kernel), data_of(kernel)
+    u = u_keras.shape[0]
+    plan = _LstmGates(activation, recurrent_activation, u, w_keras.dtype)
+    seq = _Sequence(inputs, plan.internal(w_keras, scaled=False),
+                    None if bias is None else plan.internal(data_of(bias), scaled=True),
+                    u, mask, go_backwards, recurrent_dropout_mask,
+                    projection_kernel=plan.internal(w_keras, scaled=True))
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
+    forward_u = plan.internal(u_keras, scaled=True)
     packed = numpy_like.empty((steps + 2, batch, u), dtype=seq.dtype)
     hs = packed[:steps + 1]
     hs[0] = seq.initial(initial_h)
     cs = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     cs[0] = seq.initial(initial_c)
-    gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)
-    cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
-    with _serial_blas(batch, u, 4 * u):
-        for t in range(steps):
-            z = gates[t]
-            numpy_like.matmul(seq.dropped(hs[t]), u_data, out=z)
-            z += seq.projection[t]
-            _activate(recurrent_activation, z[:, :2 * u])
-            _activate(activation, z[:, 2 * u:3 * u])
-            _activate(recurrent_activation, z[:, 3 * u:])
-            i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
-            tc = cell_act[t]
-            if seq.keep is None:
-                # Write the new states straight into their history slots (no temporaries).
-                c_new = cs[t + 1]
-                numpy_like.multiply(f, cs[t], out=c_new)
-                numpy_like.multiply(i, g, out=tc)
-                c_new += tc
-                tc[...] = c_new
-                _activate(activation, tc)
-                numpy_like.multiply(o, tc, out=hs[t + 1])
-                continue
-            c_new = f * cs[t]
-            c_new += i * g
-            tc[...] = c_new
-            _activate(activation, tc)
-            cs[t + 1] = seq.carry(t, c_new, cs[t])
-            hs[t + 1] = seq.carry(t, o * tc, hs[t])
+    gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)      # i, f, o, c
+    slopes = numpy_like.empty_like(gates)        # d(gate) / d(its pre-activation)
+    cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)       # act(c)
+
+    # Views of every step's slices, made before the loop so the loop only iterates them.
+    steps_views = zip(gates, slopes, cell_act, seq.projection,
+                      *(gates[..., k * u:(k + 1) * u] for k in range(4)))
+    for t, (z, slope, tc, projection, i, f, o, g) in enumerate(steps_views):
+        numpy_like.matmul(seq.dropped(hs[t]), forward_u, out=z)
+        z += projection
+        plan.activate(z, slope)
+        if seq.keep is None:
+            # Write the new states straight into their history slots (no temporaries).
+            c_new = cs[t + 1]
+            numpy_like.multiply(f, cs[t], out=c_new)
+            numpy_like.multiply(i, g, out=tc)
+            c_new += tc
+            _activate(activation, c_new, out=tc)
+            numpy_like.multiply(o, tc, out=hs[t + 1])
+            continue
+        c_new = f * cs[t]
+        c_new += i * g
+        _activate(activation, c_new, out=tc)
+        cs[t + 1] = seq.carry(t, c_new, cs[t])
+        hs[t + 1] = seq.carry(t, o * tc, hs[t])
     packed[steps + 1] = cs[steps]
 
     def backward(g_packed, needs):
         d_gates = numpy_like.empty_like(gates)
-        u_t = u_data.T
+        backward_u = numpy_like.ascontiguousarray(plan.internal(u_keras, scaled=False).T)
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
         dc = g_packed[steps + 1].copy()
-        with _serial_blas(batch, u, 4 * u):
-            for t in range(steps - 1, -1, -1):
-                dh = dh + g_packed[t + 1]
-                dh_new, dh_carry = seq.split_upstream(t, dh)
-                dc_new, dc_carry = seq.split_upstream(t, dc)
-                z, dz, tc = gates[t], d_gates[t], cell_act[t]
-                i, f, g, o = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
-                d_cell = dh_new * o
-                _scale_by_derivative(activation, d_cell, tc)
-                d_cell += dc_new
-                numpy_like.multiply(dh_new, tc, out=dz[:, 3 * u:])
-                _scale_by_derivative(recurrent_activation, dz[:, 3 * u:], o)
-                numpy_like.multiply(d_cell, g, out=dz[:, :u])
-                _scale_by_derivative(recurrent_activation, dz[:, :u], i)
-                numpy_like.multiply(d_cell, cs[t], out=dz[:, u:2 * u])
-                _scale_by_derivative(recurrent_activation, dz[:, u:2 * u], f)
-                numpy_like.multiply(d_cell, i, out=dz[:, 2 * u:3 * u])
-                _scale_by_derivative(activation, dz[:, 2 * u:3 * u], g)
-                dc = d_cell * f
-                dh = dz @ u_t
-                if seq.dropout is not None:
-                    dh *= seq.dropout
-                if dh_carry is not None:
-                    dh += dh_carry
-                    dc += dc_carry
+        d_cell = numpy_like.empty_like(dh)
+        steps_views = zip(d_gates, slopes, cell_act, cs, g_packed[1:steps + 1],
+                          *(gates[..., k * u:(k + 1) * u] for k in range(4)),
+                          *(d_gates[..., k * u:(k + 1) * u] for k in range(4)))
+        for t, (dz, slope, tc, c_old, upstream, i, f, o, g, di, df, do, dg) in \
+                reversed(list(enumerate(steps_views))):
+            dh += upstream
+            dh_new, dh_carry = seq.split_upstream(t, dh)
+            dc_new, dc_carry = seq.split_upstream(t, dc)
+            _derivative(activation, tc, d_cell)
+            d_cell *= o
+            d_cell *= dh_new
+            d_cell += dc_new
+            numpy_like.multiply(d_cell, g, out=di)
+            numpy_like.multiply(d_cell, c_old, out=df)
+            numpy_like.multiply(dh_new, tc, out=do)
+            numpy_like.multiply(d_cell, i, out=dg)
+            dz *= slope
+            numpy_like.multiply(d_cell, f, out=dc)
+            numpy_like.matmul(dz, backward_u, out=dh)
+            if seq.dropout is not None:
+                dh *= seq.dropout
+            if dh_carry is not None:
+                dh += dh_carry
+                dc += dc_carry
         grad_x, grad_w = seq.input_gradients(needs, d_gates)
         flat = d_gates.reshape(-1, 4 * u)
-        grad_u = seq.dropped_history(hs).T @ flat if needs[2] else None
-        grad_b = flat.sum(axis=0) if len(needs) > 3 and needs[3] else None
-        return grad_x, grad_w, grad_u, grad_b, dh, dc
+        grad_u = plan.keras(seq.dropped_history(hs).T @ flat) if needs[2] else None
+        grad_b = plan.keras(flat.sum(axis=0)) if len(needs) > 3 and needs[3] else None
+        return (grad_x, None if grad_w is None else plan.keras(grad_w), grad_u, grad_b,
+                dh, dc)
 
     return _outputs(packed, (inputs, kernel, recurrent_kernel, bias, initial_h, initial_c),
                     backward, "lstm", steps, True)
@@ -338,7 +385,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                          f"got {tuple(b.shape)}")
     input_bias = b[0] if b is not None and reset_after else b
     recurrent_bias = b[1] if b is not None and reset_after else None
-    seq = _Sequence(inputs, kernel, input_bias, u, mask, go_backwards, recurrent_dropout_mask)
+    seq = _Sequence(inputs, data_of(kernel), input_bias, u, mask, go_backwards,
+                    recurrent_dropout_mask)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
@@ -346,65 +394,63 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     # reset_after: the recurrent part of the candidate; else r * h (the candidate GEMM input)
     memory = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
     u_zr, u_h = u_data[:, :2 * u], u_data[:, 2 * u:]
-    with _serial_blas(batch, u, 3 * u):
-        for t in range(steps):
-            h = seq.dropped(packed[t])
-            x_part, g = seq.projection[t], gates[t]
-            if reset_after:
-                recurrent = h @ u_data
-                if recurrent_bias is not None:
-                    recurrent += recurrent_bias
-                numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
-                _activate(recurrent_activation, g[:, :2 * u])
-                memory[t] = recurrent[:, 2 * u:]
-                numpy_like.multiply(g[:, u:2 * u], memory[t], out=g[:, 2 * u:])
-            else:
-                numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
-                _activate(recurrent_activation, g[:, :2 * u])
-                numpy_like.multiply(g[:, u:2 * u], h, out=memory[t])
-                g[:, 2 * u:] = memory[t] @ u_h
-            g[:, 2 * u:] += x_part[:, 2 * u:]
-            candidate = _activate(activation, g[:, 2 * u:])
-            h_new = h - candidate
-            h_new *= g[:, :u]
-            h_new += candidate
-            packed[t + 1] = seq.carry(t, h_new, packed[t])
+    for t in range(steps):
+        h = seq.dropped(packed[t])
+        x_part, g = seq.projection[t], gates[t]
+        if reset_after:
+            recurrent = h @ u_data
+            if recurrent_bias is not None:
+                recurrent += recurrent_bias
+            numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
+            _activate(recurrent_activation, g[:, :2 * u])
+            memory[t] = recurrent[:, 2 * u:]
+            numpy_like.multiply(g[:, u:2 * u], memory[t], out=g[:, 2 * u:])
+        else:
+            numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
+            _activate(recurrent_activation, g[:, :2 * u])
+            numpy_like.multiply(g[:, u:2 * u], h, out=memory[t])
+            g[:, 2 * u:] = memory[t] @ u_h
+        g[:, 2 * u:] += x_part[:, 2 * u:]
+        candidate = _activate(activation, g[:, 2 * u:])
+        h_new = h - candidate
+        h_new *= g[:, :u]
+        h_new += candidate
+        packed[t + 1] = seq.carry(t, h_new, packed[t])
 
     def backward(g_packed, needs):
         d_input = numpy_like.empty_like(gates)          # d(pre-activations), input side
         d_recurrent = numpy_like.empty_like(gates) if reset_after else None
         u_t, u_zr_t, u_h_t = u_data.T, u_zr.T, u_h.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
-        with _serial_blas(batch, u, 3 * u):
-            for t in range(steps - 1, -1, -1):
-                dh = dh + g_packed[t + 1]
-                dh_new, dh_carry = seq.split_upstream(t, dh)
-                h = seq.dropped(packed[t])
-                g, dg = gates[t], d_input[t]
-                z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
-                d_cand = dg[:, 2 * u:]
-                numpy_like.multiply(dh_new, 1 - z, out=d_cand)
-                _scale_by_derivative(activation, d_cand, candidate)
-                numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
-                _scale_by_derivative(recurrent_activation, dg[:, :u], z)
-                if reset_after:
-                    numpy_like.multiply(d_cand, memory[t], out=dg[:, u:2 * u])
-                    _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                    d_rec = d_recurrent[t]
-                    d_rec[:, :2 * u] = dg[:, :2 * u]
-                    numpy_like.multiply(d_cand, r, out=d_rec[:, 2 * u:])
-                    dh = d_rec @ u_t
-                else:
-                    d_reset_h = d_cand @ u_h_t
-                    numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
-                    _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                    dh = dg[:, :2 * u] @ u_zr_t
-                    dh += d_reset_h * r
-                dh += dh_new * z
-                if seq.dropout is not None:
-                    dh *= seq.dropout
-                if dh_carry is not None:
-                    dh += dh_carry
+        for t in range(steps - 1, -1, -1):
+            dh = dh + g_packed[t + 1]
+            dh_new, dh_carry = seq.split_upstream(t, dh)
+            h = seq.dropped(packed[t])
+            g, dg = gates[t], d_input[t]
+            z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
+            d_cand = dg[:, 2 * u:]
+            numpy_like.multiply(dh_new, 1 - z, out=d_cand)
+            _scale_by_derivative(activation, d_cand, candidate)
+            numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
+            _scale_by_derivative(recurrent_activation, dg[:, :u], z)
+            if reset_after:
+                numpy_like.multiply(d_cand, memory[t], out=dg[:, u:2 * u])
+                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                d_rec = d_recurrent[t]
+                d_rec[:, :2 * u] = dg[:, :2 * u]
+                numpy_like.multiply(d_cand, r, out=d_rec[:, 2 * u:])
+                dh = d_rec @ u_t
+            else:
+                d_reset_h = d_cand @ u_h_t
+                numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
+                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                dh = dg[:, :2 * u] @ u_zr_t
+                dh += d_reset_h * r
+            dh += dh_new * z
+            if seq.dropout is not None:
+                dh *= seq.dropout
+            if dh_carry is not None:
+                dh += dh_carry
         grad_x, grad_w = seq.input_gradients(needs, d_input)
         flat_input = d_input.reshape(-1, 3 * u)
         grad_u = grad_b = None
@@ -438,35 +484,33 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     check_activation(activation)
     u_data = xp().ascontiguousarray(data_of(recurrent_kernel))   # BLAS fast path
     u = u_data.shape[0]
-    seq = _Sequence(inputs, kernel, None if bias is None else data_of(bias), u, mask,
+    seq = _Sequence(inputs, data_of(kernel), None if bias is None else data_of(bias), u, mask,
                     go_backwards, recurrent_dropout_mask)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
     activated = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
-    with _serial_blas(batch, u, u):
-        for t in range(steps):
-            a = activated[t]
-            numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
-            a += seq.projection[t]
-            _activate(activation, a)
-            packed[t + 1] = seq.carry(t, a, packed[t])
+    for t in range(steps):
+        a = activated[t]
+        numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
+        a += seq.projection[t]
+        _activate(activation, a)
+        packed[t + 1] = seq.carry(t, a, packed[t])
 
     def backward(g_packed, needs):
         d_pre = numpy_like.empty_like(activated)
         u_t = u_data.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
-        with _serial_blas(batch, u, u):
-            for t in range(steps - 1, -1, -1):
-                dh = dh + g_packed[t + 1]
-                dh_new, dh_carry = seq.split_upstream(t, dh)
-                d_pre[t] = dh_new
-                _scale_by_derivative(activation, d_pre[t], activated[t])
-                dh = d_pre[t] @ u_t
-                if seq.dropout is not None:
-                    dh *= seq.dropout
-                if dh_carry is not None:
-                    dh += dh_carry
+        for t in range(steps - 1, -1, -1):
+            dh = dh + g_packed[t + 1]
+            dh_new, dh_carry = seq.split_upstream(t, dh)
+            d_pre[t] = dh_new
+            _scale_by_derivative(activation, d_pre[t], activated[t])
+            dh = d_pre[t] @ u_t
+            if seq.dropout is not None:
+                dh *= seq.dropout
+            if dh_carry is not None:
+                dh += dh_carry
         grad_x, grad_w = seq.input_gradients(needs, d_pre)
         flat = d_pre.reshape(-1, u)
         grad_u = seq.dropped_history(packed).T @ flat if needs[2] else None
