@@ -101,12 +101,13 @@ class Backend(abc.ABC):
 
     # ------------------------------------------------------------- convolution
     @abc.abstractmethod
-    def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1):
+    def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1, out=None):
         """N-d channels-last convolution (cross-correlation, as Keras).
 
         Shapes: x (batch, *spatial, in), kernel (*kernel_size, in // groups, out).
         ``strides`` and ``dilation_rate`` are tuples of len(spatial); ``padding`` is
-        ``"valid"``, ``"same"`` or ``"causal"`` (1-d only). Returns (batch, *out_spatial, out).
+        ``"valid"``, ``"same"`` or ``"causal"`` (1-d only). Returns (batch, *out_spatial,
+        out), written into ``out`` (a C-contiguous array of that shape) when given.
         """
 
     @abc.abstractmethod
@@ -121,18 +122,29 @@ class Backend(abc.ABC):
 
     # ----------------------------------------------------------------- pooling
     @abc.abstractmethod
-    def pool_forward(self, x, pool_size, strides, padding, mode):
+    def pool_forward(self, x, pool_size, strides, padding, mode, out=None):
         """N-d channels-last max or average pooling.
 
         Shapes: x (batch, *spatial, channels); ``pool_size``/``strides`` tuples;
         ``padding`` ``"valid"``/``"same"``; ``mode`` ``"max"``/``"average"`` (average
         ignores padded cells, as Keras). Returns (output, context) where context is what
-        ``pool_backward`` needs.
+        ``pool_backward`` needs; the output is written into ``out`` when given.
         """
 
     @abc.abstractmethod
-    def pool_backward(self, grad_output, context):
-        """Gradient of ``pool_forward`` with respect to its input."""
+    def pool_backward(self, grad_output, context, out=None):
+        """Gradient of ``pool_forward`` with respect to its input (into ``out`` if given)."""
+
+    # ------------------------------------------------------------- batch blocks
+    def batch_blocks(self, batch, elements):
+        """Row slices to run a batch-sized kernel in, for :meth:`run_blocks`; ``elements``
+        is the size of its result. This engine runs one block."""
+        return [slice(0, batch)]
+
+    def run_blocks(self, work, blocks):
+        """``[work(rows) for rows in blocks]``; engines may run the blocks concurrently,
+        so ``work`` must only write to its own rows."""
+        return [work(rows) for rows in blocks]
 
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod

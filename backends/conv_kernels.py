@@ -110,6 +110,13 @@ def _setup(x_shape, kernel_shape, strides, padding, dilation_rate, groups):
     return spatial, ksize, strides, dilation, out, pads
 
 
+def conv_output_shape(x_shape, kernel_shape, strides, padding, dilation_rate, groups=1):
+    """The shape :func:`conv_forward` returns; raises the same ``ValueError`` it would for
+    arguments that do not fit."""
+    out = _setup(x_shape, kernel_shape, strides, padding, dilation_rate, groups)[4]
+    return (x_shape[0],) + tuple(out) + (kernel_shape[-1],)
+
+
 def _prod(values):
     result = 1
     for v in values:
@@ -203,11 +210,12 @@ def _is_depthwise(cin, groups):
 # -------------------------------------------------------------------- kernels
 
 
-def conv_forward(xp, x, kernel, strides, padding, dilation_rate, groups=1):
+def conv_forward(xp, x, kernel, strides, padding, dilation_rate, groups=1, destination=None):
     """N-d channels-last convolution (cross-correlation, as Keras).
 
     Shapes: x (batch, *spatial, in), kernel (*kernel_size, in // groups, out).
-    Returns (batch, *out_spatial, out) in x's dtype.
+    Returns (batch, *out_spatial, out) in x's dtype, written into ``destination`` (a
+    C-contiguous array of that shape) when given.
     """
     spatial, ksize, strides, dilation, out, pads = _setup(
         x.shape, kernel.shape, strides, padding, dilation_rate, groups)
@@ -215,14 +223,22 @@ def conv_forward(xp, x, kernel, strides, padding, dilation_rate, groups=1):
     kernel = kernel.astype(x.dtype, copy=False)
     out_shape = (batch,) + tuple(out) + (cout,)
     if _is_depthwise(cin, groups):
-        return _depthwise_forward(xp, x, kernel, ksize, out, strides, dilation, pads, groups)
-    cols = _columns(xp, x, ksize, out, strides, dilation, pads, groups)
-    if groups == 1:
-        w = kernel.reshape(-1, cout)
-        result = cols.T @ w if cin == 1 else cols @ w                  # (M, out)
-        return result.reshape(out_shape)
-    result = xp.matmul(cols, _group_kernel(kernel, groups))             # (G, M, out/G)
-    return result.transpose(1, 0, 2).reshape(out_shape)
+        result = _depthwise_forward(xp, x, kernel, ksize, out, strides, dilation, pads,
+                                    groups)
+    else:
+        cols = _columns(xp, x, ksize, out, strides, dilation, pads, groups)
+        if groups == 1:
+            w = kernel.reshape(-1, cout)
+            cols = cols.T if cin == 1 else cols                         # (M, T * in)
+            if destination is not None:
+                return xp.matmul(cols, w, out=destination.reshape(-1, cout)).reshape(out_shape)
+            return (cols @ w).reshape(out_shape)
+        result = xp.matmul(cols, _group_kernel(kernel, groups))         # (G, M, out/G)
+        result = result.transpose(1, 0, 2).reshape(out_shape)
+    if destination is None:
+        return result
+    destination[...] = result
+    return destination
 
 
 def conv_backward_input(xp, grad_output, kernel, input_shape, strides, padding,

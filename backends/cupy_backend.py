@@ -4,6 +4,7 @@ Reuses the NumPy engine's kernels through the array module and overrides only tr
 random numbers and what needs a device kernel.
 """
 
+from .base import Backend
 from .numpy_backend import NumpyBackend
 
 
@@ -52,6 +53,10 @@ class CupyBackend(NumpyBackend):
         import numpy
 
         return numpy.asarray(array)
+
+    # One block: the GPU runs a whole batch at once; host threads would only add launches.
+    batch_blocks = Backend.batch_blocks
+    run_blocks = Backend.run_blocks
 
     def make_generator(self, seed):
         return self._cupy.random.default_rng(seed)

@@ -8,8 +8,8 @@ preallocated scratch buffers to keep passes over memory few.
 import numpy
 
 from .base import Backend
-from . import conv_kernels, pool_kernels
-from .host_memory import keep_freed_memory
+from . import batch_threads, conv_kernels, pool_kernels
+from .host_tuning import keep_freed_memory
 
 
 class NumpyBackend(Backend):
@@ -20,6 +20,7 @@ class NumpyBackend(Backend):
     def __init__(self):
         self._scratch = {}
         keep_freed_memory()
+        batch_threads.available()      # settles BLAS' threads now, before any op runs
 
     @property
     def xp(self):
@@ -115,9 +116,9 @@ class NumpyBackend(Backend):
         return losses, self.xp.exp(log_probabilities)
 
     # ------------------------------------------------------------- convolution
-    def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1):
+    def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1, out=None):
         return conv_kernels.conv_forward(self.xp, x, kernel, strides, padding,
-                                         dilation_rate, groups)
+                                         dilation_rate, groups, out)
 
     def conv_backward_input(self, grad_output, kernel, input_shape, strides, padding,
                             dilation_rate, groups=1):
@@ -130,11 +131,19 @@ class NumpyBackend(Backend):
                                                  strides, padding, dilation_rate, groups)
 
     # ----------------------------------------------------------------- pooling
-    def pool_forward(self, x, pool_size, strides, padding, mode):
-        return pool_kernels.pool_forward(self.xp, x, pool_size, strides, padding, mode)
+    def pool_forward(self, x, pool_size, strides, padding, mode, out=None):
+        return pool_kernels.pool_forward(self.xp, x, pool_size, strides, padding, mode, out)
 
-    def pool_backward(self, grad_output, context):
-        return pool_kernels.pool_backward(self.xp, grad_output, context)
+    def pool_backward(self, grad_output, context, out=None):
+        return pool_kernels.pool_backward(self.xp, grad_output, context, out)
+
+    # ------------------------------------------------------------- batch blocks
+    def batch_blocks(self, batch, elements):
+        """One block per BLAS thread (see :mod:`lamina.backends.batch_threads`)."""
+        return batch_threads.blocks(batch, elements)
+
+    def run_blocks(self, work, blocks):
+        return batch_threads.run(work, blocks)
 
     # ----------------------------------------------------------- normalization
     def _normalize(self, x, gamma, beta, epsilon, axis, keepdims):

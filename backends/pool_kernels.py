@@ -56,6 +56,13 @@ def _geometry(x_shape, pool_size, strides, padding):
     return spatial, pool_size, strides, out, pads
 
 
+def pool_output_shape(x_shape, pool_size, strides, padding):
+    """The shape :func:`pool_forward` returns; raises the same ``ValueError`` it would for
+    arguments that do not fit."""
+    out = _geometry(x_shape, pool_size, strides, padding)[3]
+    return (x_shape[0],) + tuple(out) + (x_shape[-1],)
+
+
 def _index_dtype(taps):
     return "int8" if taps <= 127 else ("int16" if taps <= 32767 else "int32")
 
@@ -72,13 +79,13 @@ def _taps(spatial, out, pool_size, strides, pads):
     return result
 
 
-def pool_forward(xp, x, pool_size, strides, padding, mode):
+def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None):
     """N-d channels-last max or average pooling.
 
     Shapes: x (batch, *spatial, channels); ``pool_size``/``strides`` int or tuples;
     ``padding`` ``"valid"``/``"same"``; ``mode`` ``"max"``/``"average"`` (also ``"avg"``).
     Returns (output (batch, *out_spatial, channels) in x's dtype, context for
-    :func:`pool_backward`).
+    :func:`pool_backward`); the output is written into ``destination`` when given.
     """
     mode = {"avg": "average", "mean": "average"}.get(mode, mode)
     if mode not in ("max", "average"):
@@ -95,11 +102,11 @@ def pool_forward(xp, x, pool_size, strides, padding, mode):
         first = taps[0] if taps[0][0] == 0 and not taps[0][3] else None
     else:
         first = next((tap for tap in taps if not tap[3]), None)
+    result = xp.empty(out_shape, dtype=x.dtype) if destination is None else destination
     if first is not None:
-        result = x[lead + first[2]].copy()
+        result[...] = x[lead + first[2]]
     else:
-        fill = 0 if mode == "average" else -xp.inf
-        result = xp.full(out_shape, fill, dtype=x.dtype)
+        result[...] = 0 if mode == "average" else -xp.inf
 
     if mode == "average":
         for tap in taps:
@@ -156,8 +163,9 @@ def _inverse_counts(xp, spatial, out, pool_size, strides, pads, dtype):
     return scale
 
 
-def pool_backward(xp, grad_output, context):
-    """Gradient of :func:`pool_forward` with respect to its input (the input's shape)."""
+def pool_backward(xp, grad_output, context, destination=None):
+    """Gradient of :func:`pool_forward` with respect to its input (the input's shape),
+    written into ``destination`` when given."""
     mode, x_shape, pool_size, strides, pads, out, extra = context
     spatial = tuple(x_shape[1:-1])
     dtype = grad_output.dtype
@@ -167,7 +175,12 @@ def pool_backward(xp, grad_output, context):
     # Disjoint windows that tile the input leave no cell unwritten.
     tiled = disjoint and all(o * p == n for o, p, n in zip(out, pool_size, spatial)) \
         and not any(b or a for b, a in pads)
-    dx = (xp.empty if tiled else xp.zeros)(x_shape, dtype=dtype)
+    if destination is None:
+        dx = (xp.empty if tiled else xp.zeros)(x_shape, dtype=dtype)
+    else:
+        dx = destination
+        if not tiled:
+            dx[...] = 0
 
     if mode == "average":
         scale = extra

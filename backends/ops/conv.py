@@ -1,6 +1,8 @@
 """Convolution and pooling ops (channels-last), forward and backward on Backend kernels."""
 
 from .. import state
+from ..conv_kernels import conv_output_shape
+from ..pool_kernels import pool_output_shape
 from .core import data_of, record
 from .nn import activation_backward, add_bias_and_activate, check_fused_activation
 
@@ -35,26 +37,51 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
     activation = check_fused_activation("conv", activation)
     backend = state.backend()
     x, w = data_of(inputs), data_of(kernel)
+    b = None if bias is None else data_of(bias)
     rank = x.ndim - 2
     strides = _tuple(strides, rank, "strides")
     dilation = _tuple(dilation_rate, rank, "dilation_rate")
     groups = x.shape[-1] // w.shape[-2]
-    out = add_bias_and_activate(backend.conv_forward(x, w, strides, padding, dilation, groups),
-                                None if bias is None else data_of(bias), activation)
+    out = backend.xp.empty(conv_output_shape(x.shape, w.shape, strides, padding, dilation,
+                                             groups), dtype=x.dtype)
+    # The batch runs in row blocks (on several threads with the NumPy engine): each block
+    # does its im2col, GEMM, bias and activation while its rows are still in cache.
+    blocks = backend.batch_blocks(x.shape[0], out.size)
+
+    def forward_rows(rows):
+        add_bias_and_activate(backend.conv_forward(x[rows], w, strides, padding, dilation,
+                                                   groups, out=out[rows]), b, activation)
+
+    backend.run_blocks(forward_rows, blocks)
 
     def backward(g, needs):
-        g = activation_backward(g, out, activation)
-        grad_x = grad_w = grad_b = None
-        if needs[0]:
-            grad_x = backend.conv_backward_input(g, w, x.shape, strides, padding, dilation, groups)
-        if needs[1]:
-            grad_w = backend.conv_backward_kernel(x, g, w.shape, strides, padding, dilation, groups)
-        if len(needs) > 2 and needs[2]:
-            grad_b = g.sum(axis=tuple(range(g.ndim - 1)))
+        grad_x = backend.xp.empty(x.shape, dtype=g.dtype) if needs[0] else None
+        wants_bias = len(needs) > 2 and needs[2]
+
+        def backward_rows(rows):
+            g_rows = activation_backward(g[rows], out[rows], activation)
+            if needs[0]:
+                grad_x[rows] = backend.conv_backward_input(g_rows, w, x[rows].shape, strides,
+                                                           padding, dilation, groups)
+            return (backend.conv_backward_kernel(x[rows], g_rows, w.shape, strides, padding,
+                                                 dilation, groups) if needs[1] else None,
+                    g_rows.sum(axis=tuple(range(g.ndim - 1))) if wants_bias else None)
+
+        parts = backend.run_blocks(backward_rows, blocks)
+        grad_w = _sum_parts([part[0] for part in parts]) if needs[1] else None
+        grad_b = _sum_parts([part[1] for part in parts]) if wants_bias else None
         return grad_x, grad_w, grad_b
 
     operands = (inputs, kernel) if bias is None else (inputs, kernel, bias)
     return record(out, operands, backward, "conv")
+
+
+def _sum_parts(parts):
+    """The sum of per-block gradients (the first part, summed into in place)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
@@ -105,9 +132,21 @@ def pool(inputs, pool_size, strides=None, padding="valid", mode="max"):
     rank = x.ndim - 2
     pool_size = _tuple(pool_size, rank, "pool_size")
     strides = pool_size if strides is None else _tuple(strides, rank, "strides")
-    out, context = backend.pool_forward(x, pool_size, strides, padding, mode)
-    return record(out, (inputs,),
-                  lambda g, needs: (backend.pool_backward(g, context),), f"{mode}_pool")
+    out = backend.xp.empty(pool_output_shape(x.shape, pool_size, strides, padding),
+                           dtype=x.dtype)
+    blocks = backend.batch_blocks(x.shape[0], x.size)
+    contexts = backend.run_blocks(
+        lambda rows: backend.pool_forward(x[rows], pool_size, strides, padding, mode,
+                                          out=out[rows])[1], blocks)
+
+    def backward(g, needs):
+        grad = backend.xp.empty(x.shape, dtype=g.dtype)
+        by_block = dict(zip((rows.start for rows in blocks), contexts))
+        backend.run_blocks(lambda rows: backend.pool_backward(
+            g[rows], by_block[rows.start], out=grad[rows]), blocks)
+        return (grad,)
+
+    return record(out, (inputs,), backward, f"{mode}_pool")
 
 
 def max_pool(inputs, pool_size, strides=None, padding="valid"):

@@ -145,14 +145,17 @@ def check_fused_activation(op_name, activation):
 
 def add_bias_and_activate(out, bias, activation):
     """``activation(out + bias)`` computed in place on ``out`` (a fresh op result);
-    returns the result (the same array except for sigmoid)."""
+    returns ``out``."""
     numpy_like = state.backend().xp
     if bias is not None:
         out += bias
     if activation == "relu":
         numpy_like.maximum(out, 0, out=out)
     elif activation == "sigmoid":
-        out = _sigmoid(out)
+        out *= 0.5                               # sigmoid(x) = (1 + tanh(x / 2)) / 2
+        numpy_like.tanh(out, out=out)
+        out += 1
+        out *= 0.5
     elif activation == "tanh":
         numpy_like.tanh(out, out=out)
     return out

@@ -1,0 +1,131 @@
+"""Row blocks on threads (``backends/batch_threads.py``): convolution and pooling give the
+same values and gradients split into blocks as in one piece; errors, ordering, nesting
+and forks are handled."""
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+from lamina.backends import Tensor, batch_threads
+
+RNG = np.random.default_rng(11)
+
+
+@pytest.fixture
+def three_blocks(monkeypatch):
+    """Split every batch into (up to) three blocks, whatever the machine's BLAS."""
+    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
+    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+
+
+def values_and_gradients(make_output, arrays):
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    out = make_output(*tensors)
+    weights = RNG.standard_normal(out.shape).astype(out.dtype)
+    grads = lamina.grad(ops.sum(out * weights), tensors)
+    return [out.numpy()] + [g.numpy() for g in grads], weights
+
+
+CONV_CASES = {
+    "valid_relu": ((5, 9, 9, 3), (3, 3, 3, 4), dict(activation="relu")),
+    "same_strided_tanh": ((4, 8, 7, 2), (3, 2, 2, 5), dict(strides=2, padding="same",
+                                                           activation="tanh")),
+    "dilated_sigmoid": ((3, 10, 10, 2), (3, 3, 2, 3), dict(dilation_rate=2,
+                                                           activation="sigmoid")),
+    "grouped": ((4, 6, 6, 4), (3, 3, 2, 6), {}),
+    "one_channel": ((7, 8, 8, 1), (3, 3, 1, 4), dict(activation="relu")),
+    "conv1d_causal": ((5, 12, 3), (3, 3, 4), dict(padding="causal")),
+}
+
+
+@pytest.mark.parametrize("case", list(CONV_CASES))
+def test_conv_in_blocks_equals_one_piece(case, monkeypatch):
+    x_shape, k_shape, options = CONV_CASES[case]
+    arrays = [RNG.standard_normal(x_shape).astype("float32"),
+              (RNG.standard_normal(k_shape) * 0.3).astype("float32"),
+              RNG.standard_normal(k_shape[-1]).astype("float32")]
+
+    def conv(x, kernel, bias):
+        return ops.conv(x, kernel, bias=bias, **options)
+
+    whole, weights = values_and_gradients(conv, arrays)
+    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
+    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+    assert len(batch_threads.blocks(x_shape[0], 10 ** 6)) == 3
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    out = conv(*tensors)
+    split = [out.numpy()] + [g.numpy() for g in
+                             lamina.grad(ops.sum(out * weights), tensors)]
+    for got, want in zip(split, whole):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+POOL_CASES = {
+    "max_tiled": ((5, 8, 8, 3), dict(pool_size=2)),
+    "max_same_overlapping": ((4, 7, 9, 2), dict(pool_size=3, strides=2, padding="same")),
+    "average_same": ((3, 7, 7, 2), dict(pool_size=2, padding="same", mode="average")),
+    "average_1d": ((5, 11, 3), dict(pool_size=3, strides=2, mode="average")),
+}
+
+
+@pytest.mark.parametrize("case", list(POOL_CASES))
+def test_pooling_in_blocks_equals_one_piece(case, monkeypatch):
+    x_shape, options = POOL_CASES[case]
+    arrays = [RNG.standard_normal(x_shape).astype("float32")]
+
+    def pool(x):
+        return ops.pool(x, **options)
+
+    whole, weights = values_and_gradients(pool, arrays)
+    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
+    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+    tensor = Tensor(arrays[0], requires_grad=True)
+    out = pool(tensor)
+    (grad,) = lamina.grad(ops.sum(out * weights), [tensor])
+    np.testing.assert_array_equal(out.numpy(), whole[0])
+    np.testing.assert_allclose(grad.numpy(), whole[1], rtol=1e-6, atol=1e-6)
+
+
+def test_blocks_cover_the_batch_and_respect_the_minimum(three_blocks, monkeypatch):
+    assert batch_threads.blocks(7, 10 ** 6) == [slice(0, 2), slice(2, 4), slice(4, 7)]
+    assert batch_threads.blocks(2, 10 ** 6) == [slice(0, 1), slice(1, 2)]
+    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1000)
+    assert batch_threads.blocks(8, 1999) == [slice(0, 8)]
+
+
+def test_run_keeps_order_runs_on_threads_and_waits_for_every_block(three_blocks):
+    names, finished = [], []
+
+    def work(rows):
+        names.append(threading.current_thread().name)
+        if rows.start == 0:
+            raise ValueError("block 0 failed")
+        finished.append(rows.start)
+        return rows.start
+
+    blocks = batch_threads.blocks(9, 10 ** 6)
+    assert batch_threads.run(lambda rows: rows.stop, blocks) == [3, 6, 9]
+    with pytest.raises(ValueError, match="block 0 failed"):
+        batch_threads.run(work, blocks)
+    assert sorted(finished) == [3, 6]            # the other blocks still finished
+    assert any(name.startswith("lamina-block") for name in names)
+    # a block that itself splits runs its inner blocks in place (no waiting on itself)
+    inner = batch_threads.run(lambda rows: batch_threads.run(lambda r: r.start, blocks),
+                              blocks)
+    assert inner == [[0, 3, 6]] * 3
+
+
+def _blocks_in_child(_):
+    return batch_threads.run(lambda rows: rows.start, [slice(0, 1), slice(1, 2)])
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="needs fork")
+def test_worker_threads_are_made_again_in_a_forked_child():
+    batch_threads.run(lambda rows: None, [slice(0, 1), slice(1, 2)])   # pool exists here
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.map(_blocks_in_child, [0], chunksize=1) == [[0, 1]]
