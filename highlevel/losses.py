@@ -38,7 +38,7 @@ _LOG2 = math.log(2.0)
 def mean_squared_error(y_true, y_pred):
     """``mean(square(y_true - y_pred), axis=-1)``."""
     y_true, y_pred = _prepare(y_true, y_pred)
-    return ops.mean(ops.square(ops.subtract(y_true, y_pred)), axis=-1)
+    return ops.mean_squared_error(y_true, y_pred)
 
 
 def mean_absolute_error(y_true, y_pred):

@@ -18,7 +18,7 @@ from .math import (abs, add, argmax, argmin, cast, clip, divide, equal, exp, gre
 from .nn import (batch_normalization_train, dense, dropout, elu, gelu, layer_normalization,
                  leaky_relu, log_softmax, relu, relu6, selu, sigmoid, silu, softmax,
                  softplus)
-from .losses import softmax_cross_entropy, sparse_softmax_cross_entropy
+from .losses import mean_squared_error, softmax_cross_entropy, sparse_softmax_cross_entropy
 from .recurrent import gru, lstm, simple_rnn
 from .shape import (concatenate, expand_dims, getitem, one_hot, pad, reshape, shape, split,
                     squeeze, stack, take, transpose)

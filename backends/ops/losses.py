@@ -1,6 +1,7 @@
-"""Fused cross-entropy ops, each with a hand-written backward: from logits (softmax,
-sparse softmax) the numerically stable engine kernels; from probabilities (binary,
-categorical, sparse categorical) Keras' clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
+"""Fused loss ops, each with a hand-written backward: the mean squared error; the
+cross-entropies from logits (softmax, sparse softmax) on the numerically stable engine
+kernels, and from probabilities (binary, categorical, sparse categorical) in Keras'
+clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
 
 from .. import state
 from .core import data_of, index_data, record, unbroadcast
@@ -16,6 +17,27 @@ def check_sparse_labels(labels, classes):
             f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
             f"got values from {int(labels.min())} to {int(labels.max())}"
         )
+
+
+# ------------------------------------------------------------------ regression
+def mean_squared_error(targets, predictions):
+    """Per-sample ``mean((targets - predictions) ** 2, axis=-1)`` as one op.
+
+    Shapes: targets and predictions broadcastable, (..., d) -> losses (...).
+    """
+    xp = state.backend().xp
+    t, p = data_of(targets), data_of(predictions)
+    difference = xp.subtract(p, t)
+    losses = xp.multiply(difference, difference).sum(axis=-1)
+    scale = 1.0 / difference.shape[-1]
+    losses *= scale
+
+    def backward(g, needs):
+        grad_p = difference * (g[..., None] * (2.0 * scale))
+        grad_t = unbroadcast(-grad_p, getattr(t, "shape", ())) if needs[0] else None
+        return grad_t, unbroadcast(grad_p, p.shape) if needs[1] else None
+
+    return record(losses, (targets, predictions), backward, "mean_squared_error")
 
 
 # ------------------------------------------------------------------ from logits

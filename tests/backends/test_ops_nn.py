@@ -134,7 +134,14 @@ def test_dense_rejects_unfused_activation(engine):
         ops.dense(np.ones((2, 3)), np.ones((3, 2)), activation="softmax")
 
 
-# ------------------------------------------------------------------ fused cross-entropy
+# ------------------------------------------------------------------ fused losses
+@pytest.mark.parametrize("shapes", [((5, 4), (5, 4)), ((6, 1), (6, 1)), ((2, 3, 4), (3, 4))],
+                         ids=str)
+def test_mean_squared_error(check_op, shapes):
+    check_op(ops.mean_squared_error, [rand(*shapes[0]), rand(*shapes[1])],
+             reference=lambda t, p: ((t - p) ** 2).mean(axis=-1))
+
+
 @pytest.mark.parametrize("logits_shape", [(5, 4), (2, 3, 4)], ids=str)
 def test_sparse_softmax_cross_entropy(check_op, logits_shape):
     labels = RNG.integers(0, logits_shape[-1], size=logits_shape[:-1])
