@@ -5,7 +5,9 @@ Forward: the input projection of every step is one GEMM before the loop; each st
 GEMM for the recurrent part and the gate math in place on preallocated storage. Backward
 mirrors the loop, keeping only the per-step recurrent GEMM inside it; the gradients of the
 input, the kernel, the recurrent kernel and the bias are each one big GEMM (or sum) over all
-steps after the loop.
+steps after the loop. The LSTM computes in its own gate order ``[i | f | o | c]`` with
+pre-scaled sigmoid columns, so a step's four activations are one ``tanh`` (see
+:class:`_LstmGates`); its arguments and gradients stay in Keras' order.
 
 Conventions (Keras'): inputs are ``(batch, time, features)``; gate column blocks are
 ``[i | f | c | o]`` for the LSTM and ``[z | r | h]`` for the GRU; a boolean ``mask`` of shape
