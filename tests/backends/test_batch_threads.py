@@ -37,6 +37,7 @@ CONV_CASES = {
     "dilated_sigmoid": ((3, 10, 10, 2), (3, 3, 2, 3), dict(dilation_rate=2,
                                                            activation="sigmoid")),
     "grouped": ((4, 6, 6, 4), (3, 3, 2, 6), {}),
+    "depthwise": ((4, 6, 6, 3), (3, 3, 1, 6), dict(padding="same")),
     "one_channel": ((7, 8, 8, 1), (3, 3, 1, 4), dict(activation="relu")),
     "conv1d_causal": ((5, 12, 3), (3, 3, 4), dict(padding="causal")),
 }
