@@ -8,13 +8,15 @@ Example:
     ...     pass
 """
 
-from . import config, ops
+from . import config, host_tuning, ops
 from .autodiff import FreedGraphError, Tensor, Variable, grad, is_recording, no_grad
 from .base import Backend
 from .selection import (available_backends, get_backend, known_backends, set_backend,
                         use_backend)
 from .state import floatx, set_floatx
 from .randomness import set_random_seed
+
+host_tuning.apply()
 
 __all__ = [
     "Backend", "FreedGraphError", "Tensor", "Variable", "available_backends", "config",

@@ -25,8 +25,10 @@ except ImportError:                    # pragma: no cover
 MIN_BLOCK_ELEMENTS = 1 << 17
 
 _BLAS = []              # lazily: [threadpoolctl controller of the BLAS libraries, or None]
-_POOL = {"pid": None, "executor": None}
+_POOL = {"pid": None, "executor": None, "workers": 0}
 _POOL_LOCK = threading.Lock()
+_LIMIT = {"callers": 0}
+_LIMIT_LOCK = threading.Lock()
 _PREFIX = "lamina-block"
 
 
@@ -35,20 +37,18 @@ def _blas():
     or one whose idle threads would spin against the blocks (see ``host_tuning``)."""
     if not _BLAS:
         controller = None
-        if threadpoolctl is not None:
+        if threadpoolctl is not None and host_tuning.blas_spin_is_short():
             try:
                 controller = threadpoolctl.ThreadpoolController().select(user_api="blas")
             except Exception:          # pragma: no cover - an exotic BLAS build
                 controller = None
-        usable = controller is not None and controller.lib_controllers and \
-            host_tuning.short_blas_spin(controller)
-        _BLAS.append(controller if usable else None)
+        _BLAS.append(controller if controller is not None and controller.lib_controllers
+                     else None)
     return _BLAS[0]
 
 
 def available():
-    """Whether blocks can run on several threads in this process (sets BLAS up for it on
-    the first call)."""
+    """Whether blocks can run on several threads in this process."""
     return _blas() is not None
 
 
@@ -68,13 +68,37 @@ def _threads():
         max(lib.num_threads for lib in controller.lib_controllers)
 
 
+@contextlib.contextmanager
+def _one_blas_thread():
+    """BLAS on one thread while any caller's blocks run; the first caller in limits it and
+    the last one out restores what it was (callers on several threads may overlap)."""
+    controller = _blas()
+    if controller is None:
+        yield
+        return
+    with _LIMIT_LOCK:
+        if _LIMIT["callers"] == 0:
+            _LIMIT["limiter"] = controller.limit(limits=1)
+        _LIMIT["callers"] += 1
+    try:
+        yield
+    finally:
+        with _LIMIT_LOCK:
+            _LIMIT["callers"] -= 1
+            if _LIMIT["callers"] == 0:
+                _LIMIT.pop("limiter").restore_original_limits()
+
+
 def _executor(workers):
-    """The worker threads, made anew in a forked child (threads do not survive a fork)."""
+    """The worker threads, made anew in a forked child (threads do not survive a fork) or
+    when more are needed (the old, smaller pool finishes its work and ends)."""
     with _POOL_LOCK:
         pool = _POOL["executor"]
-        if _POOL["pid"] != os.getpid() or pool is None or pool._max_workers < workers:
+        if _POOL["pid"] != os.getpid() or pool is None or _POOL["workers"] < workers:
+            if pool is not None and _POOL["pid"] == os.getpid():
+                pool.shutdown(wait=False)
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=_PREFIX)
-            _POOL.update(pid=os.getpid(), executor=pool)
+            _POOL.update(pid=os.getpid(), executor=pool, workers=workers)
         return pool
 
 
@@ -87,8 +111,7 @@ def run(work, row_blocks):
     """
     if len(row_blocks) == 1 or threading.current_thread().name.startswith(_PREFIX):
         return [work(rows) for rows in row_blocks]     # one block, or nested in a block
-    controller = _blas()
-    with controller.limit(limits=1) if controller is not None else contextlib.nullcontext():
+    with _one_blas_thread():
         futures = [_executor(len(row_blocks) - 1).submit(work, rows)
                    for rows in row_blocks[1:]]
         results, error = [None] * len(row_blocks), None

@@ -1,6 +1,9 @@
-"""Two process-wide settings the NumPy engine makes once, when it is first created, and
-why. ``LAMINA_HOST_TUNING=0`` in the environment leaves the process alone (then the
+"""Two process-wide settings lamina makes once, when it is imported (:func:`apply`), and
+why. ``LAMINA_HOST_TUNING=0`` in the environment leaves the process alone (then the NumPy
 engine also runs convolution and pooling on one thread, see ``batch_threads``).
+
+They are made at import, not later, because restarting OpenBLAS' threads is only safe
+while no other thread is inside a BLAS call.
 
 **Freed memory stays in the process** (glibc only). Every training or inference step
 allocates and frees the same few-megabyte arrays (activations, gate histories, im2col
@@ -38,22 +41,34 @@ def enabled():
     return os.environ.get("LAMINA_HOST_TUNING", "1").strip() != "0"
 
 
-def keep_freed_memory():
-    """Apply the allocator settings once per process; returns whether they hold (False
-    when switched off or when the C library is not glibc)."""
-    if "memory" not in _STATE:
+def apply():
+    """Make both settings, once per process (later calls change nothing)."""
+    if not _STATE:
         _STATE["memory"] = enabled() and _tune_allocator()
+        _STATE["blas"] = enabled() and _tune_openblas(_blas_controller())
+
+
+def freed_memory_kept():
+    """Whether glibc keeps freed memory in the process (False when switched off or when
+    the C library is not glibc)."""
+    apply()
     return _STATE["memory"]
 
 
-def short_blas_spin(blas_controller):
-    """Shorten the spin of OpenBLAS' idle threads once per process; returns whether the
-    BLAS threads now sleep soon after each call (False when switched off, for another BLAS
-    or threading layer, or when the OpenBLAS build lacks the entry points)."""
-    if "blas" not in _STATE:
-        _STATE["blas"] = enabled() and blas_controller is not None and \
-            _tune_openblas(blas_controller)
+def blas_spin_is_short():
+    """Whether BLAS' idle threads sleep soon after each call: OpenBLAS with pthreads, its
+    spin shortened here or by the user (False when switched off, for another BLAS or
+    threading layer, or when the OpenBLAS build lacks the entry points)."""
+    apply()
     return _STATE["blas"]
+
+
+def _blas_controller():
+    try:
+        import threadpoolctl
+        return threadpoolctl.ThreadpoolController().select(user_api="blas")
+    except Exception:                    # pragma: no cover - missing or exotic
+        return None
 
 
 def _tune_allocator():
@@ -69,7 +84,7 @@ def _tune_allocator():
 
 
 def _tune_openblas(blas_controller):
-    libraries = blas_controller.lib_controllers
+    libraries = [] if blas_controller is None else blas_controller.lib_controllers
     if not libraries or any(lib.internal_api != "openblas" or
                             getattr(lib, "threading_layer", None) != "pthreads"
                             for lib in libraries):

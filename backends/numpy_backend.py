@@ -9,7 +9,6 @@ import numpy
 
 from .base import Backend
 from . import batch_threads, conv_kernels, pool_kernels
-from .host_tuning import keep_freed_memory
 
 
 class NumpyBackend(Backend):
@@ -19,8 +18,6 @@ class NumpyBackend(Backend):
 
     def __init__(self):
         self._scratch = {}
-        keep_freed_memory()
-        batch_threads.available()      # settles BLAS' threads now, before any op runs
 
     @property
     def xp(self):

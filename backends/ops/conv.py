@@ -134,16 +134,16 @@ def pool(inputs, pool_size, strides=None, padding="valid", mode="max"):
     strides = pool_size if strides is None else _tuple(strides, rank, "strides")
     out = backend.xp.empty(pool_output_shape(x.shape, pool_size, strides, padding),
                            dtype=x.dtype)
-    blocks = backend.batch_blocks(x.shape[0], x.size)
-    contexts = backend.run_blocks(
+    blocks = backend.batch_blocks(x.shape[0], out.size)
+    # each block's context (max positions, window counts), by the block's first row
+    contexts = dict(zip((rows.start for rows in blocks), backend.run_blocks(
         lambda rows: backend.pool_forward(x[rows], pool_size, strides, padding, mode,
-                                          out=out[rows])[1], blocks)
+                                          out=out[rows])[1], blocks)))
 
     def backward(g, needs):
         grad = backend.xp.empty(x.shape, dtype=g.dtype)
-        by_block = dict(zip((rows.start for rows in blocks), contexts))
         backend.run_blocks(lambda rows: backend.pool_backward(
-            g[rows], by_block[rows.start], out=grad[rows]), blocks)
+            g[rows], contexts[rows.start], out=grad[rows]), blocks)
         return (grad,)
 
     return record(out, (inputs,), backward, f"{mode}_pool")

@@ -29,8 +29,8 @@ def mean_squared_error(targets, predictions):
     t, p = data_of(targets), data_of(predictions)
     difference = xp.subtract(p, t)
     losses = xp.multiply(difference, difference).sum(axis=-1)
-    scale = 1.0 / difference.shape[-1]
-    losses *= scale
+    scale = 1.0 / difference.shape[-1] if difference.shape[-1] else float("nan")
+    losses *= scale                             # the mean of nothing is NaN, as NumPy's
 
     def backward(g, needs):
         grad_p = difference * (g[..., None] * (2.0 * scale))

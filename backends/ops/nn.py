@@ -13,9 +13,12 @@ _SELU_SCALE = 1.0507009873554805
 _GELU_C = math.sqrt(2.0 / math.pi)
 
 
-def _sigmoid(a):
-    out = a * 0.5
-    xp().tanh(out, out=out)
+def _sigmoid(a, out=None):
+    """``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (stable for any ``a``), into ``out`` (which
+    may be ``a``) or a new array."""
+    numpy_like = xp()
+    out = numpy_like.multiply(a, 0.5, out=out)
+    numpy_like.tanh(out, out=out)
     out += 1
     out *= 0.5
     return out
@@ -152,10 +155,7 @@ def add_bias_and_activate(out, bias, activation):
     if activation == "relu":
         numpy_like.maximum(out, 0, out=out)
     elif activation == "sigmoid":
-        out *= 0.5                               # sigmoid(x) = (1 + tanh(x / 2)) / 2
-        numpy_like.tanh(out, out=out)
-        out += 1
-        out *= 0.5
+        _sigmoid(out, out=out)
     elif activation == "tanh":
         numpy_like.tanh(out, out=out)
     return out

@@ -24,6 +24,7 @@ Example:
 
 from .. import state
 from .core import data_of, index_data, record, xp
+from .nn import _sigmoid
 
 RECURRENT_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
 
@@ -41,10 +42,7 @@ def _activate(name, a, out=None):
     if name == "tanh":
         numpy_like.tanh(a, out=a)
     elif name == "sigmoid":
-        a *= 0.5
-        numpy_like.tanh(a, out=a)
-        a += 1
-        a *= 0.5
+        _sigmoid(a, out=a)
     elif name == "relu":
         numpy_like.maximum(a, 0, out=a)
     elif name == "hard_sigmoid":
@@ -69,7 +67,8 @@ def _derivative(name, y, out):
     elif name == "relu":
         numpy_like.greater(y, 0, out=out)
     elif name == "hard_sigmoid":
-        numpy_like.multiply((y > 0) & (y < 1), 1.0 / 6.0, out=out)
+        numpy_like.logical_and(y > 0, y < 1, out=out)
+        out *= 1.0 / 6.0
     else:
         out[...] = 1
     return out
@@ -87,6 +86,24 @@ def check_activation(name, what="activation"):
     if name not in RECURRENT_ACTIVATIONS:
         raise ValueError(f"recurrent {what} must be one of {RECURRENT_ACTIVATIONS}, "
                          f"got {name!r}")
+
+
+def _check_weights(op, inputs, kernel, recurrent_kernel, bias, gates, bias_shape=None):
+    """Raise a ``ValueError`` naming ``op`` unless the weights fit the inputs: kernel
+    (features, gates * units), recurrent kernel (units, gates * units) and the bias
+    ``bias_shape`` (default (gates * units,)), where units = recurrent_kernel.shape[0]."""
+    units = recurrent_kernel.shape[0]
+    width = gates * units
+    expected = [("recurrent_kernel", recurrent_kernel, (units, width))]
+    if getattr(inputs, "ndim", 0) == 3:
+        expected.append(("kernel", kernel, (inputs.shape[-1], width)))
+    if bias is not None:
+        expected.append(("bias", bias, bias_shape or (width,)))
+    for name, array, shape in expected:
+        if tuple(array.shape) != shape:
+            raise ValueError(f"{op}: {name} must have shape {shape} for inputs of shape "
+                             f"{tuple(getattr(inputs, 'shape', ()))} and {units} units, "
+                             f"got {tuple(array.shape)}")
 
 
 # ------------------------------------------------------------------ shared plumbing
@@ -107,7 +124,6 @@ class _Sequence:
         if a.ndim != 3:
             raise ValueError(f"recurrent ops need inputs of shape (batch, time, features), "
                              f"got shape {tuple(a.shape)}")
-        self.input_shape = a.shape
         self.w = kernel
         self.batch, self.steps = a.shape[0], a.shape[1]
         self.units = units
@@ -284,6 +300,8 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
     u_keras, w_keras = data_of(recurrent_kernel), data_of(kernel)
+    _check_weights("lstm", data_of(inputs), w_keras, u_keras,
+                   None if bias is None else data_of(bias), gates=4)
     u = u_keras.shape[0]
     plan = _LstmGates(activation, recurrent_activation, u, w_keras.dtype)
     seq = _Sequence(inputs, plan.internal(w_keras, scaled=False),
@@ -382,9 +400,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     u_data = xp().ascontiguousarray(data_of(recurrent_kernel))   # BLAS fast path
     u = u_data.shape[0]
     b = None if bias is None else data_of(bias)
-    if b is not None and reset_after and b.shape != (2, 3 * u):
-        raise ValueError(f"gru(reset_after=True) needs a bias of shape (2, {3 * u}), "
-                         f"got {tuple(b.shape)}")
+    _check_weights("gru", data_of(inputs), data_of(kernel), u_data, b, gates=3,
+                   bias_shape=(2, 3 * u) if reset_after else (3 * u,))
     input_bias = b[0] if b is not None and reset_after else b
     recurrent_bias = b[1] if b is not None and reset_after else None
     seq = _Sequence(inputs, data_of(kernel), input_bias, u, mask, go_backwards,
@@ -486,8 +503,10 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     check_activation(activation)
     u_data = xp().ascontiguousarray(data_of(recurrent_kernel))   # BLAS fast path
     u = u_data.shape[0]
-    seq = _Sequence(inputs, data_of(kernel), None if bias is None else data_of(bias), u, mask,
-                    go_backwards, recurrent_dropout_mask)
+    b = None if bias is None else data_of(bias)
+    _check_weights("simple_rnn", data_of(inputs), data_of(kernel), u_data, b, gates=1)
+    seq = _Sequence(inputs, data_of(kernel), b, u, mask, go_backwards,
+                    recurrent_dropout_mask)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)

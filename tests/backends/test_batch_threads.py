@@ -16,10 +16,19 @@ RNG = np.random.default_rng(11)
 
 
 @pytest.fixture
-def three_blocks(monkeypatch):
-    """Split every batch into (up to) three blocks, whatever the machine's BLAS."""
-    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
-    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+def force_blocks(monkeypatch):
+    """``force(count)``: from now on split every batch into (up to) ``count`` blocks,
+    whatever the machine's BLAS."""
+    def force(count):
+        monkeypatch.setattr(batch_threads, "_threads", lambda: count)
+        monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+
+    return force
+
+
+@pytest.fixture
+def three_blocks(force_blocks):
+    force_blocks(3)
 
 
 def values_and_gradients(make_output, arrays):
@@ -44,7 +53,7 @@ CONV_CASES = {
 
 
 @pytest.mark.parametrize("case", list(CONV_CASES))
-def test_conv_in_blocks_equals_one_piece(case, monkeypatch):
+def test_conv_in_blocks_equals_one_piece(case, force_blocks):
     x_shape, k_shape, options = CONV_CASES[case]
     arrays = [RNG.standard_normal(x_shape).astype("float32"),
               (RNG.standard_normal(k_shape) * 0.3).astype("float32"),
@@ -53,9 +62,9 @@ def test_conv_in_blocks_equals_one_piece(case, monkeypatch):
     def conv(x, kernel, bias):
         return ops.conv(x, kernel, bias=bias, **options)
 
+    force_blocks(1)
     whole, weights = values_and_gradients(conv, arrays)
-    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
-    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+    force_blocks(3)
     assert len(batch_threads.blocks(x_shape[0], 10 ** 6)) == 3
     tensors = [Tensor(a, requires_grad=True) for a in arrays]
     out = conv(*tensors)
@@ -74,16 +83,16 @@ POOL_CASES = {
 
 
 @pytest.mark.parametrize("case", list(POOL_CASES))
-def test_pooling_in_blocks_equals_one_piece(case, monkeypatch):
+def test_pooling_in_blocks_equals_one_piece(case, force_blocks):
     x_shape, options = POOL_CASES[case]
     arrays = [RNG.standard_normal(x_shape).astype("float32")]
 
     def pool(x):
         return ops.pool(x, **options)
 
+    force_blocks(1)
     whole, weights = values_and_gradients(pool, arrays)
-    monkeypatch.setattr(batch_threads, "_threads", lambda: 3)
-    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+    force_blocks(3)
     tensor = Tensor(arrays[0], requires_grad=True)
     out = pool(tensor)
     (grad,) = lamina.grad(ops.sum(out * weights), [tensor])
@@ -130,3 +139,28 @@ def test_worker_threads_are_made_again_in_a_forked_child():
     batch_threads.run(lambda rows: None, [slice(0, 1), slice(1, 2)])   # pool exists here
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.map(_blocks_in_child, [0], chunksize=1) == [[0, 1]]
+
+
+def test_overlapping_callers_leave_blas_threads_as_they_were(three_blocks):
+    if not batch_threads.available():
+        pytest.skip("blocks do not run on threads with this BLAS")
+    import threadpoolctl
+
+    def blas_threads():
+        return [info["num_threads"] for info in threadpoolctl.threadpool_info()
+                if info["user_api"] == "blas"]
+
+    before = blas_threads()
+    both_inside = threading.Barrier(2)
+
+    def work(rows):
+        if rows.start == 0:
+            both_inside.wait(timeout=30)       # each caller's first block waits for the other
+        return rows.start
+
+    blocks = batch_threads.blocks(6, 10 ** 6)
+    other = threading.Thread(target=batch_threads.run, args=(work, blocks))
+    other.start()
+    assert batch_threads.run(work, blocks) == [0, 2, 4]
+    other.join(timeout=30)
+    assert blas_threads() == before

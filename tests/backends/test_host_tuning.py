@@ -29,7 +29,7 @@ for _ in range(20):
 faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 a = np.arange(512 * 512, dtype=np.float64).reshape(512, 512) % 7
 print(json.dumps({
-    "memory": host_tuning.keep_freed_memory(), "faults": faults,
+    "memory": host_tuning.freed_memory_kept(), "faults": faults,
     "threads": batch_threads.available(),
     "timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT"),
     "openblas_pthreads": any(i["internal_api"] == "openblas" and
@@ -66,7 +66,7 @@ def test_openblas_threads_spin_briefly_and_gemms_stay_right():
     assert tuned["threads"] and tuned["timeout"] == "20"
 
 
-def test_a_timeout_the_user_chose_is_kept(monkeypatch):
+def test_a_timeout_the_user_chose_is_kept_and_tuning_can_be_switched_off(monkeypatch):
     from lamina.backends import host_tuning
 
     class Library:
@@ -75,12 +75,10 @@ def test_a_timeout_the_user_chose_is_kept(monkeypatch):
     class Controller:
         lib_controllers = [Library()]
 
-    monkeypatch.setattr(host_tuning, "_STATE", {})
     monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "28")
-    assert host_tuning.short_blas_spin(Controller()) is False     # long spin: no blocks
-    monkeypatch.setattr(host_tuning, "_STATE", {})
+    assert host_tuning._tune_openblas(Controller()) is False     # long spin: no blocks
     monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "10")
-    assert host_tuning.short_blas_spin(Controller()) is True
+    assert host_tuning._tune_openblas(Controller()) is True
     monkeypatch.setattr(host_tuning, "_STATE", {})
     monkeypatch.setenv("LAMINA_HOST_TUNING", "0")
-    assert host_tuning.short_blas_spin(Controller()) is False
+    assert not host_tuning.blas_spin_is_short() and not host_tuning.freed_memory_kept()

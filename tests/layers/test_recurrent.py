@@ -511,3 +511,17 @@ def test_clear_errors_naming_the_layer():
     inputs = lamina.Input((5,))
     with pytest.raises(ValueError, match="Layer 'symbolic_probe' expects input of rank 3"):
         layers.SimpleRNN(3, name="symbolic_probe")(inputs)
+
+
+def test_fused_ops_reject_weights_that_do_not_fit():
+    x = rand(2, 3, 4)
+    with pytest.raises(ValueError, match=r"lstm: kernel must have shape \(4, 8\)"):
+        ops.lstm(x, rand(4, 12), rand(2, 8))
+    with pytest.raises(ValueError, match=r"lstm: recurrent_kernel must have shape \(2, 8\)"):
+        ops.lstm(x, rand(4, 8), rand(2, 12))
+    with pytest.raises(ValueError, match=r"lstm: bias must have shape \(8,\)"):
+        ops.lstm(x, rand(4, 8), rand(2, 8), rand(16))
+    with pytest.raises(ValueError, match=r"gru: bias must have shape \(2, 6\)"):
+        ops.gru(x, rand(4, 6), rand(2, 6), rand(6))
+    with pytest.raises(ValueError, match=r"simple_rnn: recurrent_kernel must have shape"):
+        ops.simple_rnn(x, rand(4, 2), rand(2, 3))
