@@ -16,15 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import host_tuning
 
-try:                                   # scikit-learn's dependency, so normally present
-    import threadpoolctl
-except ImportError:                    # pragma: no cover
-    threadpoolctl = None
-
 #: The fewest output elements a block gets; below that, threads cost more than they save.
 MIN_BLOCK_ELEMENTS = 1 << 17
 
-_BLAS = []              # lazily: [threadpoolctl controller of the BLAS libraries, or None]
 _POOL = {"pid": None, "executor": None, "workers": 0}
 _POOL_LOCK = threading.Lock()
 _LIMIT = {"callers": 0}
@@ -35,16 +29,7 @@ _PREFIX = "lamina-block"
 def _blas():
     """The BLAS controller, or None when blocks must not run on threads: an unknown BLAS,
     or one whose idle threads would spin against the blocks (see ``host_tuning``)."""
-    if not _BLAS:
-        controller = None
-        if threadpoolctl is not None and host_tuning.blas_spin_is_short():
-            try:
-                controller = threadpoolctl.ThreadpoolController().select(user_api="blas")
-            except Exception:          # pragma: no cover - an exotic BLAS build
-                controller = None
-        _BLAS.append(controller if controller is not None and controller.lib_controllers
-                     else None)
-    return _BLAS[0]
+    return host_tuning.blas_controller() if host_tuning.blas_spin_is_short() else None
 
 
 def available():

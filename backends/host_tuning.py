@@ -44,8 +44,9 @@ def enabled():
 def apply():
     """Make both settings, once per process (later calls change nothing)."""
     if not _STATE:
+        _STATE["controller"] = _blas_controller()
         _STATE["memory"] = enabled() and _tune_allocator()
-        _STATE["blas"] = enabled() and _tune_openblas(_blas_controller())
+        _STATE["blas"] = enabled() and _tune_openblas(_STATE["controller"])
 
 
 def freed_memory_kept():
@@ -63,12 +64,20 @@ def blas_spin_is_short():
     return _STATE["blas"]
 
 
+def blas_controller():
+    """threadpoolctl's controller of the process' BLAS libraries (None when threadpoolctl
+    is missing or finds none)."""
+    apply()
+    return _STATE["controller"]
+
+
 def _blas_controller():
     try:
         import threadpoolctl
-        return threadpoolctl.ThreadpoolController().select(user_api="blas")
+        controller = threadpoolctl.ThreadpoolController().select(user_api="blas")
     except Exception:                    # pragma: no cover - missing or exotic
         return None
+    return controller if controller.lib_controllers else None
 
 
 def _tune_allocator():

@@ -113,7 +113,8 @@ class _Sequence:
 
     Everything per step is stored step-major, ``(time, batch, ...)``, contiguous in
     processing order, so a step is one contiguous block and the gradients of the input and
-    the kernel are plain GEMMs over all steps.
+    the kernel are plain GEMMs over all steps. ``kernel`` is what the input gradient uses;
+    the projection uses ``projection_kernel`` when given (the LSTM's pre-scaled columns).
     """
 
     def __init__(self, inputs, kernel, bias, units, mask, go_backwards, recurrent_mask,
@@ -124,7 +125,7 @@ class _Sequence:
         if a.ndim != 3:
             raise ValueError(f"recurrent ops need inputs of shape (batch, time, features), "
                              f"got shape {tuple(a.shape)}")
-        self.w = kernel
+        self.kernel = kernel
         self.batch, self.steps = a.shape[0], a.shape[1]
         self.units = units
         self.dtype = a.dtype
@@ -180,7 +181,7 @@ class _Sequence:
         grad_x = grad_w = None
         flat = d_projection.reshape(self.batch * self.steps, -1)
         if needs[0]:
-            grad_steps = (flat @ self.w.T).reshape(self.steps, self.batch, -1)
+            grad_steps = (flat @ self.kernel.T).reshape(self.steps, self.batch, -1)
             if self.go_backwards:
                 grad_steps = grad_steps[::-1]
             grad_x = self.xp.ascontiguousarray(grad_steps.swapaxes(0, 1))
