@@ -12,9 +12,9 @@ from ..backends import ops, state
 from ..backends.randomness import SeededStream
 from ..backends.autodiff import Tensor
 from ..backends.ops.core import index_data
-from . import constraints as constraints_module
 from . import initializers as initializers_module
 from . import regularizers as regularizers_module
+from . import weight_options
 from .base import LAYERS, Layer
 
 _LARGE_NEGATIVE = -1e9
@@ -145,13 +145,10 @@ class MultiHeadAttention(Layer):
             attention_axes = (attention_axes,)
         self.attention_axes = None if attention_axes is None else tuple(attention_axes)
         self.flash_attention = flash_attention
-        self.kernel_initializer = initializers_module.get(kernel_initializer)
-        self.bias_initializer = initializers_module.get(bias_initializer)
-        self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
-        self.bias_regularizer = regularizers_module.get(bias_regularizer)
+        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
+                             kernel_constraint)
+        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.kernel_constraint = constraints_module.get(kernel_constraint)
-        self.bias_constraint = constraints_module.get(bias_constraint)
         self._stream = SeededStream(seed)
         self._query_dense = self._projection("query", (num_heads, key_dim), 1)
         self._key_dense = self._projection("key", (num_heads, key_dim), 1)
@@ -275,13 +272,8 @@ class MultiHeadAttention(Layer):
                 "output_shape": None if self._output_shape is None else list(self._output_shape),
                 "attention_axes": None if self.attention_axes is None
                 else list(self.attention_axes),
-                "kernel_initializer": initializers_module.serialize(self.kernel_initializer),
-                "bias_initializer": initializers_module.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
+                **weight_options.config(self, "kernel", "bias"),
                 "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint),
                 "seed": self.seed,
                 "flash_attention": self.flash_attention}
 

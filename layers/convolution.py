@@ -10,9 +10,8 @@ from ..backends import ops
 from ..backends.ops.conv import conv_output_length
 from ..backends.ops.nn import FUSED_ACTIVATIONS
 from . import activations as activations_module
-from . import constraints as constraints_module
-from . import initializers as initializers_module
 from . import regularizers as regularizers_module
+from . import weight_options
 from .arguments import check_data_format, check_padding, is_int, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
 
@@ -45,10 +44,8 @@ class BaseConv(Layer):
         self.activation = activations_module.get(activation)
         self._activation_name = activations_module.serialize(self.activation)
         self.use_bias = bool(use_bias)
-        self.bias_initializer = initializers_module.get(bias_initializer)
-        self.bias_regularizer = regularizers_module.get(bias_regularizer)
+        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.bias_constraint = constraints_module.get(bias_constraint)
         self.bias = None
         self.input_spec = InputSpec(ndim=rank + 2)
 
@@ -127,29 +124,14 @@ class BaseConv(Layer):
                                constraint=constraint)
 
     def get_config(self):
-        config = {**super().get_config(),
-                  "kernel_size": list(self.kernel_size), "strides": list(self.strides),
-                  "padding": self.padding, "data_format": self.data_format,
-                  "dilation_rate": list(self.dilation_rate),
-                  "activation": self._activation_name, "use_bias": self.use_bias,
-                  "bias_initializer": initializers_module.serialize(self.bias_initializer),
-                  "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                  "activity_regularizer":
-                      regularizers_module.serialize(self.activity_regularizer),
-                  "bias_constraint": constraints_module.serialize(self.bias_constraint)}
-        for prefix in self.kernel_prefixes:
-            config[f"{prefix}_initializer"] = initializers_module.serialize(
-                getattr(self, f"{prefix}_initializer"))
-            config[f"{prefix}_regularizer"] = regularizers_module.serialize(
-                getattr(self, f"{prefix}_regularizer"))
-            config[f"{prefix}_constraint"] = constraints_module.serialize(
-                getattr(self, f"{prefix}_constraint"))
-        return config
-
-    def _store_kernel_args(self, prefix, initializer, regularizer, constraint):
-        setattr(self, f"{prefix}_initializer", initializers_module.get(initializer))
-        setattr(self, f"{prefix}_regularizer", regularizers_module.get(regularizer))
-        setattr(self, f"{prefix}_constraint", constraints_module.get(constraint))
+        return {**super().get_config(),
+                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
+                "padding": self.padding, "data_format": self.data_format,
+                "dilation_rate": list(self.dilation_rate),
+                "activation": self._activation_name, "use_bias": self.use_bias,
+                **weight_options.config(self, *self.kernel_prefixes, "bias"),
+                "activity_regularizer":
+                    regularizers_module.serialize(self.activity_regularizer)}
 
 
 def _check_filters(layer, filters):
@@ -179,8 +161,8 @@ class BaseConvolution(BaseConv):
             raise layer_error(self, f"needs groups to be a positive int dividing filters="
                                     f"{self.filters}, got groups={groups!r}")
         self.groups = int(groups)
-        self._store_kernel_args("kernel", kernel_initializer, kernel_regularizer,
-                                kernel_constraint)
+        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
+                             kernel_constraint)
 
     def _build_kernels(self, channels):
         if channels % self.groups:
@@ -268,8 +250,8 @@ class Conv2DTranspose(BaseConv):
             raise layer_error(self, f"supports only output_padding=None, got "
                                     f"{output_padding!r}")
         self.output_padding = None
-        self._store_kernel_args("kernel", kernel_initializer, kernel_regularizer,
-                                kernel_constraint)
+        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
+                             kernel_constraint)
 
     def _build_kernels(self, channels):
         self.kernel = self._add_kernel("kernel", self.kernel_size + (self.filters, channels),
@@ -305,8 +287,8 @@ class BaseDepthwise(BaseConv):
             raise layer_error(self, f"needs a positive int depth_multiplier, got "
                                     f"{depth_multiplier!r}")
         self.depth_multiplier = int(depth_multiplier)
-        self._store_kernel_args("depthwise", depthwise_initializer, depthwise_regularizer,
-                                depthwise_constraint)
+        weight_options.store(self, "depthwise", depthwise_initializer, depthwise_regularizer,
+                             depthwise_constraint)
 
     def _build_depthwise(self, channels):
         self.depthwise_kernel = self._add_kernel(
@@ -381,8 +363,8 @@ class SeparableConv2D(BaseDepthwise):
         self.filters = _check_filters(self, filters)
         self._init_depthwise(depth_multiplier, depthwise_initializer, depthwise_regularizer,
                              depthwise_constraint)
-        self._store_kernel_args("pointwise", pointwise_initializer, pointwise_regularizer,
-                                pointwise_constraint)
+        weight_options.store(self, "pointwise", pointwise_initializer, pointwise_regularizer,
+                             pointwise_constraint)
 
     def _build_kernels(self, channels):
         self._build_depthwise(channels)

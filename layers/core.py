@@ -6,9 +6,8 @@ import math
 from ..backends import ops
 from ..backends.randomness import SeededStream
 from . import activations as activations_module
-from . import constraints as constraints_module
-from . import initializers as initializers_module
 from . import regularizers as regularizers_module
+from . import weight_options
 from .base import LAYERS, InputSpec, Layer
 
 _FUSED = {"linear", "relu", "sigmoid", "tanh"}
@@ -40,13 +39,10 @@ class Dense(Layer):
         self.activation = activations_module.get(activation)
         self._activation_name = activations_module.serialize(self.activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers_module.get(kernel_initializer)
-        self.bias_initializer = initializers_module.get(bias_initializer)
-        self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
-        self.bias_regularizer = regularizers_module.get(bias_regularizer)
+        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
+                             kernel_constraint)
+        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.kernel_constraint = constraints_module.get(kernel_constraint)
-        self.bias_constraint = constraints_module.get(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -75,13 +71,8 @@ class Dense(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units,
                 "activation": self._activation_name, "use_bias": self.use_bias,
-                "kernel_initializer": initializers_module.serialize(self.kernel_initializer),
-                "bias_initializer": initializers_module.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
+                **weight_options.config(self, "kernel", "bias"),
+                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer)}
 
 
 @LAYERS.register()

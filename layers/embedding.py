@@ -5,9 +5,8 @@ import numpy as np
 
 from ..backends import ops
 from ..backends.autodiff import Tensor
-from . import constraints as constraints_module
-from . import initializers as initializers_module
 from . import regularizers as regularizers_module
+from . import weight_options
 from .base import LAYERS, Layer
 
 
@@ -39,10 +38,9 @@ class Embedding(Layer):
                 raise ValueError(f"Layer '{self.name}' (Embedding) needs a positive int "
                                  f"{argument}, got {value!r}")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
-        self.embeddings_initializer = initializers_module.get(embeddings_initializer)
-        self.embeddings_regularizer = regularizers_module.get(embeddings_regularizer)
+        weight_options.store(self, "embeddings", embeddings_initializer,
+                             embeddings_regularizer, embeddings_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
-        self.embeddings_constraint = constraints_module.get(embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         self.supports_masking = self.mask_zero
 
@@ -86,12 +84,8 @@ class Embedding(Layer):
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
-                "embeddings_initializer": initializers_module.serialize(
-                    self.embeddings_initializer),
-                "embeddings_regularizer": regularizers_module.serialize(
-                    self.embeddings_regularizer),
+                **weight_options.config(self, "embeddings"),
                 "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "embeddings_constraint": constraints_module.serialize(self.embeddings_constraint),
                 "mask_zero": self.mask_zero}
 
 

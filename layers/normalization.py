@@ -1,9 +1,8 @@
 """Normalization layers: BatchNormalization and LayerNormalization (last axis)."""
 
 from ..backends import ops
-from . import constraints as constraints_module
 from . import initializers as initializers_module
-from . import regularizers as regularizers_module
+from . import weight_options
 from .arguments import layer_error
 from .base import LAYERS, InputSpec, Layer
 
@@ -42,12 +41,9 @@ class BaseNormalization(Layer):
             raise layer_error(self, f"needs epsilon > 0, got {epsilon!r}")
         self.epsilon = float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
-        self.beta_initializer = initializers_module.get(beta_initializer)
-        self.gamma_initializer = initializers_module.get(gamma_initializer)
-        self.beta_regularizer = regularizers_module.get(beta_regularizer)
-        self.gamma_regularizer = regularizers_module.get(gamma_regularizer)
-        self.beta_constraint = constraints_module.get(beta_constraint)
-        self.gamma_constraint = constraints_module.get(gamma_constraint)
+        weight_options.store(self, "beta", beta_initializer, beta_regularizer, beta_constraint)
+        weight_options.store(self, "gamma", gamma_initializer, gamma_regularizer,
+                             gamma_constraint)
         self.gamma = self.beta = None
         self.input_spec = InputSpec(min_ndim=2)
 
@@ -73,12 +69,7 @@ class BaseNormalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
                 "center": self.center, "scale": self.scale,
-                "beta_initializer": initializers_module.serialize(self.beta_initializer),
-                "gamma_initializer": initializers_module.serialize(self.gamma_initializer),
-                "beta_regularizer": regularizers_module.serialize(self.beta_regularizer),
-                "gamma_regularizer": regularizers_module.serialize(self.gamma_regularizer),
-                "beta_constraint": constraints_module.serialize(self.beta_constraint),
-                "gamma_constraint": constraints_module.serialize(self.gamma_constraint)}
+                **weight_options.config(self, "beta", "gamma")}
 
 
 @LAYERS.register()

@@ -11,9 +11,7 @@ from ..backends import ops, state
 from ..backends.randomness import SeededStream
 from ..backends.ops.recurrent import RECURRENT_ACTIVATIONS
 from . import activations as activations_module
-from . import constraints as constraints_module
-from . import initializers as initializers_module
-from . import regularizers as regularizers_module
+from . import weight_options
 from .base import LAYERS, Layer
 
 
@@ -59,15 +57,11 @@ class _FusedCell(Layer):
         self.units = units
         self.activation = fused_activation_name(self, activation, "activation")
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers_module.get(kernel_initializer)
-        self.recurrent_initializer = initializers_module.get(recurrent_initializer)
-        self.bias_initializer = initializers_module.get(bias_initializer)
-        self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
-        self.recurrent_regularizer = regularizers_module.get(recurrent_regularizer)
-        self.bias_regularizer = regularizers_module.get(bias_regularizer)
-        self.kernel_constraint = constraints_module.get(kernel_constraint)
-        self.recurrent_constraint = constraints_module.get(recurrent_constraint)
-        self.bias_constraint = constraints_module.get(bias_constraint)
+        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
+                             kernel_constraint)
+        weight_options.store(self, "recurrent", recurrent_initializer, recurrent_regularizer,
+                             recurrent_constraint)
+        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = float(dropout)
         self.recurrent_dropout = float(recurrent_dropout)
         self.seed = seed
@@ -151,17 +145,7 @@ class _FusedCell(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": self.activation,
                 "use_bias": self.use_bias,
-                "kernel_initializer": initializers_module.serialize(self.kernel_initializer),
-                "recurrent_initializer": initializers_module.serialize(
-                    self.recurrent_initializer),
-                "bias_initializer": initializers_module.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": regularizers_module.serialize(
-                    self.recurrent_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "recurrent_constraint": constraints_module.serialize(self.recurrent_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint),
+                **weight_options.config(self, "kernel", "recurrent", "bias"),
                 "dropout": self.dropout,
                 "recurrent_dropout": self.recurrent_dropout, "seed": self.seed}
 
