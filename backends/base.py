@@ -146,6 +146,24 @@ class Backend(abc.ABC):
         so ``work`` must only write to its own rows."""
         return [work(rows) for rows in blocks]
 
+    # ------------------------------------------------------------ LSTM cell
+    def lstm_cell_kernels(self):
+        """Compiled kernels ``(forward, backward)`` for one LSTM step with the activations
+        tanh and sigmoid, or None: then the op computes the step with array calls.
+
+        ``forward(z, bias, c_old, c_new, cell_activation, h_new)``: ``z`` (batch, 4u) holds
+        the step's GEMM result (input and recurrent part) for the gates in the order
+        ``[i | f | o | c]`` and ``bias`` (4u,) is in the same order; ``c_old`` (batch, u).
+        Writes the activated gates into ``z``, the new cell state into ``c_new``,
+        ``tanh(c_new)`` into ``cell_activation`` and the new ``h`` into ``h_new``.
+
+        ``backward(d_h, d_c, gates, cell_activation, c_old, d_gates)``: ``d_h``/``d_c``
+        (batch, u) are the gradients reaching the step's new ``h`` and ``c``; writes the
+        gradient of the gate pre-activations into ``d_gates`` (batch, 4u) and overwrites
+        ``d_c`` with the gradient reaching ``c_old``.
+        """
+        return None
+
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod
     def batch_norm_forward(self, x, gamma, beta, epsilon):

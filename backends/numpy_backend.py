@@ -5,6 +5,8 @@ overrides only what a GPU needs its own kernel for. Hot kernels work in place on
 preallocated scratch buffers to keep passes over memory few.
 """
 
+import os
+
 import numpy
 
 from .base import Backend
@@ -141,6 +143,13 @@ class NumpyBackend(Backend):
 
     def run_blocks(self, work, blocks):
         return batch_threads.run(work, blocks)
+
+    # ------------------------------------------------------------ LSTM cell
+    def lstm_cell_kernels(self):
+        """Numba-compiled kernels (see :mod:`lamina.backends.compiled_cells`), or None when
+        Numba is not installed or ``LAMINA_JIT=0`` is set."""
+        module = compiled_cells()
+        return None if module is None else (module.lstm_cell_forward, module.lstm_cell_backward)
 
     # ----------------------------------------------------------- normalization
     def _normalize(self, x, gamma, beta, epsilon, axis, keepdims):
@@ -279,3 +288,20 @@ class NumpyBackend(Backend):
         xp.divide(gradient, scratch, out=scratch)
         scratch *= learning_rate
         variable -= scratch
+
+
+_COMPILED = {}
+
+
+def compiled_cells():
+    """The module of compiled cell kernels (:mod:`lamina.backends.compiled_cells`), imported
+    on first use; None when Numba is not installed or ``LAMINA_JIT=0`` is set."""
+    if "module" not in _COMPILED:
+        _COMPILED["module"] = None
+        if os.environ.get("LAMINA_JIT", "1") != "0":
+            try:
+                from . import compiled_cells as module
+                _COMPILED["module"] = module
+            except ImportError:
+                pass
+    return _COMPILED["module"]

@@ -1,13 +1,15 @@
 """Fused recurrent ops: a whole LSTM, GRU or simple-RNN sequence as ONE recorded op with a
 hand-written backward (backpropagation through time).
 
-Forward: the input projection of every step is one GEMM before the loop; each step does one
-GEMM for the recurrent part and the gate math in place on preallocated storage. Backward
-mirrors the loop, keeping only the per-step recurrent GEMM inside it; the gradients of the
-input, the kernel, the recurrent kernel and the bias are each one big GEMM (or sum) over all
-steps after the loop. The LSTM computes in its own gate order ``[i | f | o | c]`` with
-pre-scaled sigmoid columns, so a step's four activations are one ``tanh`` (see
-:class:`_LstmGates`); its arguments and gradients stay in Keras' order.
+Forward: the GRU and the simple RNN project every step's input in one GEMM before the loop;
+the LSTM stacks ``[h_t | x_t]`` so each step is one GEMM with ``[U; W]`` and, for the
+default activations, one call of the engine's compiled cell. Each step does its GEMM and the
+gate math in place on preallocated storage. Backward mirrors the loop, keeping only the
+per-step recurrent GEMM inside it; the gradients of the input, the kernel, the recurrent
+kernel and the bias are each one big GEMM (or sum) over all steps after the loop. The batch
+rows of the LSTM's loops run in row blocks (on threads, on the NumPy engine). The LSTM
+computes in its own gate order ``[i | f | o | c]`` (see :class:`_LstmGates`); its arguments
+and gradients stay in Keras' order.
 
 Conventions (Keras'): inputs are ``(batch, time, features)``; gate column blocks are
 ``[i | f | c | o]`` for the LSTM and ``[z | r | h]`` for the GRU; a boolean ``mask`` of shape
@@ -108,31 +110,27 @@ def _check_weights(op, inputs, kernel, recurrent_kernel, bias, gates, bias_shape
 
 # ------------------------------------------------------------------ shared plumbing
 class _Sequence:
-    """The pieces every recurrent op shares: the input in processing (step-major) order, its
-    projection, the mask, the initial state and the recurrent-dropout mask.
+    """The pieces every recurrent op shares: the input in processing (step-major) order, the
+    mask, the initial state and the recurrent-dropout mask.
 
     Everything per step is stored step-major, ``(time, batch, ...)``, contiguous in
     processing order, so a step is one contiguous block and the gradients of the input and
-    the kernel are plain GEMMs over all steps. ``kernel`` is what the input gradient uses;
-    the projection uses ``projection_kernel`` when given (the LSTM's pre-scaled columns).
+    the kernel are plain GEMMs over all steps.
     """
 
-    def __init__(self, inputs, kernel, bias, units, mask, go_backwards, recurrent_mask,
-                 projection_kernel=None):
-        backend = state.backend()
-        self.xp = backend.xp
+    def __init__(self, inputs, units, mask, go_backwards, recurrent_mask):
+        self.backend = state.backend()
+        self.xp = self.backend.xp
         a = data_of(inputs)
         if a.ndim != 3:
             raise ValueError(f"recurrent ops need inputs of shape (batch, time, features), "
                              f"got shape {tuple(a.shape)}")
-        self.kernel = kernel
         self.batch, self.steps = a.shape[0], a.shape[1]
         self.units = units
         self.dtype = a.dtype
         self.go_backwards = go_backwards
-        self.steps_input = self.xp.ascontiguousarray(self.step_major(a))      # (T, B, F)
-        self.projection = backend.linear(                  # ONE GEMM for all steps
-            self.steps_input, kernel if projection_kernel is None else projection_kernel, bias)
+        self.step_inputs = self.step_major(a)                              # (T, B, F) view
+        self.steps_input = None
         self.keep = self.keep_float = None
         if mask is not None:
             keep = index_data(mask).astype(bool)
@@ -143,6 +141,12 @@ class _Sequence:
                 self.keep = self.step_major(keep)[..., None]               # (T, B, 1)
                 self.keep_float = self.keep.astype(self.dtype)
         self.dropout = None if recurrent_mask is None else data_of(recurrent_mask)
+
+    def project(self, kernel, bias):
+        """The input projection of every step, ``x W + b`` (T, B, G): ONE GEMM over the
+        inputs copied step-major and contiguous (kept for :meth:`kernel_gradient`)."""
+        self.steps_input = self.xp.ascontiguousarray(self.step_inputs)
+        return self.backend.linear(self.steps_input, kernel, bias)
 
     def step_major(self, array):
         """(batch, time, ...) -> (time, batch, ...) in processing order (a view)."""
@@ -158,36 +162,42 @@ class _Sequence:
                              f"{(self.batch, self.units)}, got {tuple(data.shape)}")
         return data
 
-    def dropped(self, h):
-        """``h`` as the recurrent GEMM sees it."""
-        return h if self.dropout is None else h * self.dropout
+    def dropped(self, h, rows=slice(None)):
+        """``h`` (the state of the batch rows ``rows``) as the recurrent GEMM sees it."""
+        return h if self.dropout is None else h * self.dropout[rows]
 
-    def carry(self, t, new, old):
-        """The state after step ``t``: ``new`` where the step is valid, else ``old``."""
-        if self.keep is None:
-            return new
-        return self.xp.where(self.keep[t], new, old)
+    def feed(self, h, out, rows):
+        """Write ``h`` (rows ``rows``) as the recurrent GEMM sees it into ``out``."""
+        if self.dropout is None:
+            out[...] = h
+        else:
+            self.xp.multiply(h, self.dropout[rows], out=out)
 
-    def split_upstream(self, t, grad):
+    def keep_old(self, t, new, old, rows=slice(None)):
+        """Where step ``t`` is masked, write ``old`` over ``new`` (the state is carried)."""
+        if self.keep is not None:
+            self.xp.copyto(new, old, where=~self.keep[t, rows])
+
+    def split_upstream(self, t, grad, rows=slice(None)):
         """(gradient reaching the cell's new state, gradient carried past a masked step)."""
         if self.keep is None:
             return grad, None
-        through = grad * self.keep_float[t]
+        through = grad * self.keep_float[t, rows]
         return through, grad - through
 
-    def input_gradients(self, needs, d_projection):
-        """Gradients of the inputs and the kernel from the step-major gradient of the
-        projection (T, B, G): one GEMM each."""
-        grad_x = grad_w = None
+    def input_gradient(self, d_projection, kernel):
+        """Gradient of the inputs (B, T, F) from the step-major gradient of the projection
+        ``x kernel`` (T, B, G): one GEMM."""
         flat = d_projection.reshape(self.batch * self.steps, -1)
-        if needs[0]:
-            grad_steps = (flat @ self.kernel.T).reshape(self.steps, self.batch, -1)
-            if self.go_backwards:
-                grad_steps = grad_steps[::-1]
-            grad_x = self.xp.ascontiguousarray(grad_steps.swapaxes(0, 1))
-        if needs[1]:
-            grad_w = self.steps_input.reshape(flat.shape[0], -1).T @ flat
-        return grad_x, grad_w
+        grad_steps = (flat @ kernel.T).reshape(self.steps, self.batch, -1)
+        if self.go_backwards:
+            grad_steps = grad_steps[::-1]
+        return self.xp.ascontiguousarray(grad_steps.swapaxes(0, 1))
+
+    def kernel_gradient(self, d_projection):
+        """Gradient of the kernel of :meth:`project` (F, G): one GEMM."""
+        flat = d_projection.reshape(self.batch * self.steps, -1)
+        return self.steps_input.reshape(flat.shape[0], -1).T @ flat
 
     def dropped_history(self, states):
         """The (dropout-scaled) state each step's recurrent GEMM saw, as (T*B, units)."""
@@ -224,7 +234,7 @@ def _outputs(packed_data, inputs, backward, name, steps, has_cell_state):
     def place_c(full, g):
         full[steps + 1] = g
 
-    sequence = numpy_like.ascontiguousarray(packed_data[1:steps + 1].swapaxes(0, 1))
+    sequence = packed_data[1:steps + 1].swapaxes(0, 1)          # a view: no copy unless used
     results = [view(sequence, place_sequence), view(packed_data[steps], place_h)]
     if has_cell_state:
         results.append(view(packed_data[steps + 1], place_c))
@@ -236,56 +246,67 @@ class _LstmGates:
     """The LSTM's gate arithmetic in the op's internal column order ``[i | f | o | c]``: the
     three recurrent-activation gates side by side, so they activate in one call.
 
-    With Keras' default activations (tanh, sigmoid) the i, f, o columns of the kernels and
-    bias are pre-scaled by 1/2, so one tanh over all four blocks and one affine map give
-    ``sigmoid(z) = (1 + tanh(z / 2)) / 2`` for i, f, o and ``tanh(z)`` for c.
+    With Keras' default activations (tanh, sigmoid) a step is the engine's compiled cell
+    when it has one (:meth:`~lamina.backends.Backend.lstm_cell_kernels`); otherwise, and
+    for other activations, it runs here as array calls.
     """
 
-    def __init__(self, activation, recurrent_activation, units, dtype):
-        numpy_like = xp()
-        u = units
-        self.units, self.activation, self.recurrent_activation = u, activation, recurrent_activation
-        keras = numpy_like.arange(4 * u)
-        # internal column j is Keras column order[j]; swapping two blocks is its own inverse
-        self.order = numpy_like.concatenate([keras[:2 * u], keras[3 * u:], keras[2 * u:3 * u]])
-        self.fused = activation == "tanh" and recurrent_activation == "sigmoid"
-        if self.fused:
-            def blocks(gate_value, cell_value):
-                return numpy_like.concatenate([numpy_like.full(3 * u, gate_value, dtype),
-                                               numpy_like.full(u, cell_value, dtype)])
+    def __init__(self, activation, recurrent_activation, units):
+        self.units, self.activation, self.recurrent_activation = units, activation, recurrent_activation
 
-            self.column_scale = blocks(0.5, 1.0)        # kernels' pre-scaling; sigmoid = t/2 +
-            self.output_offset = blocks(0.5, 0.0)       # 1/2 from t = tanh(z/2)
-            self.slope_scale = blocks(0.25, 1.0)        # sigmoid'(z) = (1 - t^2) / 4
-
-    def internal(self, columns, scaled):
-        """Keras-ordered ``(..., 4u)`` columns in the internal order (a new array),
-        pre-scaled for the forward pass when ``scaled``."""
-        out = columns[..., self.order]
-        if scaled and self.fused:
-            out *= self.column_scale
+    def internal(self, columns):
+        """Keras-ordered ``(..., 4u)`` columns ``[i | f | c | o]`` in the internal order
+        ``[i | f | o | c]`` (a new array); the same swap maps gradients back to Keras'."""
+        u = self.units
+        out = xp().empty_like(columns)
+        out[..., :2 * u] = columns[..., :2 * u]
+        out[..., 2 * u:3 * u] = columns[..., 3 * u:]
+        out[..., 3 * u:] = columns[..., 2 * u:3 * u]
         return out
 
-    def keras(self, columns):
-        """Internal-ordered gradient columns back in Keras' order."""
-        return columns[..., self.order]
+    def step_functions(self, backend):
+        """``(forward, backward)`` of one step: the engine's compiled cell for the default
+        activations when it has one, else :meth:`step_forward` and :meth:`step_backward`."""
+        kernels = None
+        if (self.activation, self.recurrent_activation) == ("tanh", "sigmoid"):
+            kernels = backend.lstm_cell_kernels()
+        return kernels or (self.step_forward, self.step_backward)
 
-    def activate(self, z, slope):
-        """Activate the pre-activations ``z`` (batch, 4u) in place and write each gate's
-        derivative with respect to its (unscaled) pre-activation into ``slope``."""
-        numpy_like = xp()
-        if self.fused:
-            numpy_like.tanh(z, out=z)
-            numpy_like.multiply(z, z, out=slope)
-            numpy_like.subtract(1, slope, out=slope)
-            slope *= self.slope_scale
-            z *= self.column_scale
-            z += self.output_offset
-            return
-        gates = 3 * self.units
-        for name, block in ((self.recurrent_activation, slice(None, gates)),
-                            (self.activation, slice(gates, None))):
-            _derivative(name, _activate(name, z[:, block]), slope[:, block])
+    def step_forward(self, z, bias, c_old, c_new, cell_activation, h_new):
+        """One step's gates, new cell state, ``act(c)`` and ``h`` with any activations;
+        the arguments are those of the forward kernel of
+        :meth:`~lamina.backends.Backend.lstm_cell_kernels`."""
+        numpy_like, gates = xp(), 3 * self.units
+        z += bias
+        _activate(self.recurrent_activation, z[:, :gates])
+        _activate(self.activation, z[:, gates:])
+        i, f, o, g = self._blocks(z)
+        numpy_like.multiply(f, c_old, out=c_new)
+        numpy_like.multiply(i, g, out=cell_activation)
+        c_new += cell_activation
+        _activate(self.activation, c_new, out=cell_activation)
+        numpy_like.multiply(o, cell_activation, out=h_new)
+
+    def step_backward(self, d_h, d_c, gates, cell_activation, c_old, d_gates):
+        """The backward of :meth:`step_forward` (arguments as the backward kernel's)."""
+        numpy_like, width = xp(), 3 * self.units
+        i, f, o, g = self._blocks(gates)
+        d_i, d_f, d_o, d_g = self._blocks(d_gates)
+        d_cell = _derivative(self.activation, cell_activation, numpy_like.empty_like(d_h))
+        d_cell *= o
+        d_cell *= d_h
+        d_cell += d_c
+        numpy_like.multiply(d_cell, g, out=d_i)
+        numpy_like.multiply(d_cell, c_old, out=d_f)
+        numpy_like.multiply(d_h, cell_activation, out=d_o)
+        numpy_like.multiply(d_cell, i, out=d_g)
+        numpy_like.multiply(d_cell, f, out=d_c)
+        _scale_by_derivative(self.recurrent_activation, d_gates[:, :width], gates[:, :width])
+        _scale_by_derivative(self.activation, d_g, g)
+
+    def _blocks(self, columns):
+        u = self.units
+        return tuple(columns[:, k * u:(k + 1) * u] for k in range(4))
 
 
 def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=None,
@@ -297,88 +318,85 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     None, initial_h/initial_c (B, u) or None (zeros), mask (B, T) bool or None,
     recurrent_dropout_mask (B, u) or None (scales ``h`` before the recurrent GEMM).
     Returns (sequence (B, T, u), final_h (B, u), final_c (B, u)).
+
+    The batch rows are independent, so the engine may run row blocks of the whole time
+    loop side by side (:meth:`~lamina.backends.Backend.run_blocks`).
     """
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
     u_keras, w_keras = data_of(recurrent_kernel), data_of(kernel)
-    _check_weights("lstm", data_of(inputs), w_keras, u_keras,
-                   None if bias is None else data_of(bias), gates=4)
+    b_keras = None if bias is None else data_of(bias)
+    _check_weights("lstm", data_of(inputs), w_keras, u_keras, b_keras, gates=4)
     u = u_keras.shape[0]
-    plan = _LstmGates(activation, recurrent_activation, u, w_keras.dtype)
-    seq = _Sequence(inputs, plan.internal(w_keras, scaled=False),
-                    None if bias is None else plan.internal(data_of(bias), scaled=True),
-                    u, mask, go_backwards, recurrent_dropout_mask,
-                    projection_kernel=plan.internal(w_keras, scaled=True))
-    numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
-    forward_u = plan.internal(u_keras, scaled=True)
+    plan = _LstmGates(activation, recurrent_activation, u)
+    seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
+    # Each step is ONE GEMM, [h_t | x_t] @ [U; W]: the input projection rides along in the
+    # recurrent GEMM, and after the loop one GEMM gives the gradients of both kernels.
+    stacked_kernel = plan.internal(numpy_like.concatenate([u_keras, w_keras]))
+    gate_bias = numpy_like.zeros(4 * u, dtype=seq.dtype) if b_keras is None \
+        else plan.internal(b_keras)
+    gemm_input = numpy_like.empty((steps, batch, u + seq.step_inputs.shape[-1]),
+                                  dtype=seq.dtype)
+    gemm_input[:, :, u:] = seq.step_inputs
     packed = numpy_like.empty((steps + 2, batch, u), dtype=seq.dtype)
     hs = packed[:steps + 1]
     hs[0] = seq.initial(initial_h)
     cs = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     cs[0] = seq.initial(initial_c)
     gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)      # i, f, o, c
-    slopes = numpy_like.empty_like(gates)        # d(gate) / d(its pre-activation)
     cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)       # act(c)
+    blocks = backend.batch_blocks(batch, gates.size)
+    step_forward, step_backward = plan.step_functions(backend)
 
-    # Views of every step's slices, made before the loop so the loop only iterates them.
-    steps_views = zip(gates, slopes, cell_act, seq.projection,
-                      *(gates[..., k * u:(k + 1) * u] for k in range(4)))
-    for t, (z, slope, tc, projection, i, f, o, g) in enumerate(steps_views):
-        numpy_like.matmul(seq.dropped(hs[t]), forward_u, out=z)
-        z += projection
-        plan.activate(z, slope)
-        if seq.keep is None:
-            # Write the new states straight into their history slots (no temporaries).
-            c_new = cs[t + 1]
-            numpy_like.multiply(f, cs[t], out=c_new)
-            numpy_like.multiply(i, g, out=tc)
-            c_new += tc
-            _activate(activation, c_new, out=tc)
-            numpy_like.multiply(o, tc, out=hs[t + 1])
-            continue
-        c_new = f * cs[t]
-        c_new += i * g
-        _activate(activation, c_new, out=tc)
-        cs[t + 1] = seq.carry(t, c_new, cs[t])
-        hs[t + 1] = seq.carry(t, o * tc, hs[t])
+    def forward_rows(rows):
+        seq.feed(hs[0, rows], gemm_input[0, rows, :u], rows)
+        steps_views = zip(gates[:, rows], gemm_input[:, rows], cs[:-1, rows], cs[1:, rows],
+                          cell_act[:, rows], hs[:-1, rows], hs[1:, rows])
+        for t, (z, step_input, c_old, c_new, act, h_old, h_new) in enumerate(steps_views):
+            numpy_like.matmul(step_input, stacked_kernel, out=z)
+            step_forward(z, gate_bias, c_old, c_new, act, h_new)
+            seq.keep_old(t, c_new, c_old, rows)
+            seq.keep_old(t, h_new, h_old, rows)
+            if t + 1 < steps:
+                seq.feed(h_new, gemm_input[t + 1, rows, :u], rows)
+
+    backend.run_blocks(forward_rows, blocks)
     packed[steps + 1] = cs[steps]
 
     def backward(g_packed, needs):
         d_gates = numpy_like.empty_like(gates)
-        backward_u = numpy_like.ascontiguousarray(plan.internal(u_keras, scaled=False).T)
+        backward_u = stacked_kernel[:u].T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
         dc = g_packed[steps + 1].copy()
-        d_cell = numpy_like.empty_like(dh)
-        steps_views = zip(d_gates, slopes, cell_act, cs, g_packed[1:steps + 1],
-                          *(gates[..., k * u:(k + 1) * u] for k in range(4)),
-                          *(d_gates[..., k * u:(k + 1) * u] for k in range(4)))
-        for t, (dz, slope, tc, c_old, upstream, i, f, o, g, di, df, do, dg) in \
-                reversed(list(enumerate(steps_views))):
-            dh += upstream
-            dh_new, dh_carry = seq.split_upstream(t, dh)
-            dc_new, dc_carry = seq.split_upstream(t, dc)
-            _derivative(activation, tc, d_cell)
-            d_cell *= o
-            d_cell *= dh_new
-            d_cell += dc_new
-            numpy_like.multiply(d_cell, g, out=di)
-            numpy_like.multiply(d_cell, c_old, out=df)
-            numpy_like.multiply(dh_new, tc, out=do)
-            numpy_like.multiply(d_cell, i, out=dg)
-            dz *= slope
-            numpy_like.multiply(d_cell, f, out=dc)
-            numpy_like.matmul(dz, backward_u, out=dh)
-            if seq.dropout is not None:
-                dh *= seq.dropout
-            if dh_carry is not None:
-                dh += dh_carry
-                dc += dc_carry
-        grad_x, grad_w = seq.input_gradients(needs, d_gates)
+
+        def backward_rows(rows):
+            dh_rows, dc_rows = dh[rows], dc[rows]
+            steps_views = zip(d_gates[:, rows], gates[:, rows], cell_act[:, rows],
+                              cs[:-1, rows], g_packed[1:steps + 1, rows])
+            for t, (dz, z, act, c_old, upstream) in reversed(list(enumerate(steps_views))):
+                dh_rows += upstream
+                d_h, dh_carry = seq.split_upstream(t, dh_rows, rows)
+                d_c, dc_carry = seq.split_upstream(t, dc_rows, rows)
+                step_backward(d_h, d_c, z, act, c_old, dz)
+                numpy_like.matmul(dz, backward_u, out=dh_rows)
+                if seq.dropout is not None:
+                    dh_rows *= seq.dropout[rows]
+                if dh_carry is not None:
+                    dh_rows += dh_carry
+                    numpy_like.add(d_c, dc_carry, out=dc_rows)
+
+        backend.run_blocks(backward_rows, blocks)
         flat = d_gates.reshape(-1, 4 * u)
-        grad_u = plan.keras(seq.dropped_history(hs).T @ flat) if needs[2] else None
-        grad_b = plan.keras(flat.sum(axis=0)) if len(needs) > 3 and needs[3] else None
-        return (grad_x, None if grad_w is None else plan.keras(grad_w), grad_u, grad_b,
-                dh, dc)
+        grad_x = grad_u = grad_w = grad_b = None
+        if needs[0]:
+            grad_x = seq.input_gradient(d_gates, stacked_kernel[u:])
+        if needs[1] or needs[2]:
+            stacked_grad = plan.internal(gemm_input.reshape(flat.shape[0], -1).T @ flat)
+            grad_u, grad_w = stacked_grad[:u], stacked_grad[u:]
+        if len(needs) > 3 and needs[3]:
+            grad_b = plan.internal(flat.sum(axis=0))
+        return grad_x, grad_w, grad_u, grad_b, dh, dc
 
     return _outputs(packed, (inputs, kernel, recurrent_kernel, bias, initial_h, initial_c),
                     backward, "lstm", steps, True)
@@ -405,8 +423,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                    bias_shape=(2, 3 * u) if reset_after else (3 * u,))
     input_bias = b[0] if b is not None and reset_after else b
     recurrent_bias = b[1] if b is not None and reset_after else None
-    seq = _Sequence(inputs, data_of(kernel), input_bias, u, mask, go_backwards,
-                    recurrent_dropout_mask)
+    seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    projection = seq.project(data_of(kernel), input_bias)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
@@ -416,7 +434,7 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     u_zr, u_h = u_data[:, :2 * u], u_data[:, 2 * u:]
     for t in range(steps):
         h = seq.dropped(packed[t])
-        x_part, g = seq.projection[t], gates[t]
+        x_part, g = projection[t], gates[t]
         if reset_after:
             recurrent = h @ u_data
             if recurrent_bias is not None:
@@ -435,7 +453,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
         h_new = h - candidate
         h_new *= g[:, :u]
         h_new += candidate
-        packed[t + 1] = seq.carry(t, h_new, packed[t])
+        packed[t + 1] = h_new
+        seq.keep_old(t, packed[t + 1], packed[t])
 
     def backward(g_packed, needs):
         d_input = numpy_like.empty_like(gates)          # d(pre-activations), input side
@@ -471,7 +490,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                 dh *= seq.dropout
             if dh_carry is not None:
                 dh += dh_carry
-        grad_x, grad_w = seq.input_gradients(needs, d_input)
+        grad_x = seq.input_gradient(d_input, data_of(kernel)) if needs[0] else None
+        grad_w = seq.kernel_gradient(d_input) if needs[1] else None
         flat_input = d_input.reshape(-1, 3 * u)
         grad_u = grad_b = None
         if reset_after:
@@ -506,8 +526,8 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     u = u_data.shape[0]
     b = None if bias is None else data_of(bias)
     _check_weights("simple_rnn", data_of(inputs), data_of(kernel), u_data, b, gates=1)
-    seq = _Sequence(inputs, data_of(kernel), b, u, mask, go_backwards,
-                    recurrent_dropout_mask)
+    seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    projection = seq.project(data_of(kernel), b)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
@@ -515,9 +535,10 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     for t in range(steps):
         a = activated[t]
         numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
-        a += seq.projection[t]
+        a += projection[t]
         _activate(activation, a)
-        packed[t + 1] = seq.carry(t, a, packed[t])
+        packed[t + 1] = a
+        seq.keep_old(t, packed[t + 1], packed[t])
 
     def backward(g_packed, needs):
         d_pre = numpy_like.empty_like(activated)
@@ -533,7 +554,8 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
                 dh *= seq.dropout
             if dh_carry is not None:
                 dh += dh_carry
-        grad_x, grad_w = seq.input_gradients(needs, d_pre)
+        grad_x = seq.input_gradient(d_pre, data_of(kernel)) if needs[0] else None
+        grad_w = seq.kernel_gradient(d_pre) if needs[1] else None
         flat = d_pre.reshape(-1, u)
         grad_u = seq.dropped_history(packed).T @ flat if needs[2] else None
         grad_b = flat.sum(axis=0) if len(needs) > 3 and needs[3] else None

@@ -1,5 +1,5 @@
-"""Row blocks on threads (``backends/batch_threads.py``): convolution and pooling give the
-same values and gradients split into blocks as in one piece; errors, ordering, nesting
+"""Row blocks on threads (``backends/batch_threads.py``): convolution, pooling and the LSTM
+give the same values and gradients split into blocks as in one piece; errors, ordering, nesting
 and forks are handled."""
 
 import multiprocessing
@@ -39,6 +39,20 @@ def values_and_gradients(make_output, arrays):
     return [out.numpy()] + [g.numpy() for g in grads], weights
 
 
+def assert_blocks_equal_one_piece(make_output, arrays, force_blocks, atol):
+    """The output and input gradients of ``make_output`` in 3 blocks equal one block's."""
+    force_blocks(1)
+    whole, weights = values_and_gradients(make_output, arrays)
+    force_blocks(3)
+    assert len(batch_threads.blocks(arrays[0].shape[0], 10 ** 6)) == 3
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    out = make_output(*tensors)
+    split = [out.numpy()] + [g.numpy() for g in
+                             lamina.grad(ops.sum(out * weights), tensors)]
+    for got, want in zip(split, whole):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=atol)
+
+
 CONV_CASES = {
     "valid_relu": ((5, 9, 9, 3), (3, 3, 3, 4), dict(activation="relu")),
     "same_strided_tanh": ((4, 8, 7, 2), (3, 2, 2, 5), dict(strides=2, padding="same",
@@ -62,16 +76,7 @@ def test_conv_in_blocks_equals_one_piece(case, force_blocks):
     def conv(x, kernel, bias):
         return ops.conv(x, kernel, bias=bias, **options)
 
-    force_blocks(1)
-    whole, weights = values_and_gradients(conv, arrays)
-    force_blocks(3)
-    assert len(batch_threads.blocks(x_shape[0], 10 ** 6)) == 3
-    tensors = [Tensor(a, requires_grad=True) for a in arrays]
-    out = conv(*tensors)
-    split = [out.numpy()] + [g.numpy() for g in
-                             lamina.grad(ops.sum(out * weights), tensors)]
-    for got, want in zip(split, whole):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_blocks_equal_one_piece(conv, arrays, force_blocks, atol=1e-5)
 
 
 POOL_CASES = {
@@ -98,6 +103,25 @@ def test_pooling_in_blocks_equals_one_piece(case, force_blocks):
     (grad,) = lamina.grad(ops.sum(out * weights), [tensor])
     np.testing.assert_array_equal(out.numpy(), whole[0])
     np.testing.assert_allclose(grad.numpy(), whole[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("activations", [("tanh", "sigmoid"), ("relu", "hard_sigmoid")])
+def test_lstm_in_blocks_equals_one_piece(activations, force_blocks):
+    """Row blocks of the LSTM's time loops (compiled cell or array calls), with a mask,
+    recurrent dropout and initial states."""
+    batch, steps, features, units = 7, 5, 3, 4
+    arrays = [RNG.standard_normal(shape).astype("float32") * 0.5 for shape in (
+        (batch, steps, features), (features, 4 * units), (units, 4 * units), (4 * units,),
+        (batch, units), (batch, units))]
+    options = dict(mask=RNG.uniform(size=(batch, steps)) > 0.3,
+                   recurrent_dropout_mask=(RNG.uniform(size=(batch, units)) > 0.4) * 1.5,
+                   activation=activations[0], recurrent_activation=activations[1])
+
+    def lstm(*tensors):
+        return ops.concatenate([ops.reshape(out, (batch, -1))
+                                for out in ops.lstm(*tensors, **options)], axis=1)
+
+    assert_blocks_equal_one_piece(lstm, arrays, force_blocks, atol=1e-6)
 
 
 def test_blocks_cover_the_batch_and_respect_the_minimum(three_blocks, monkeypatch):

@@ -1,0 +1,128 @@
+"""The NumPy engine's compiled LSTM cell (``backends/compiled_cells.py``): the kernels
+against the LSTM equations written in NumPy, the float32 ``tanh`` against float64, the LSTM
+op with the kernels against the op with array calls, and the switches that turn them off."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+from lamina.backends import Tensor, numpy_backend, use_backend
+
+pytest.importorskip("numba")
+compiled_cells = numpy_backend.compiled_cells()
+pytestmark = pytest.mark.skipif(compiled_cells is None, reason="LAMINA_JIT=0 is set")
+
+RNG = np.random.default_rng(5)
+TOLERANCE = {"float32": dict(rtol=2e-6, atol=2e-6), "float64": dict(rtol=1e-12, atol=1e-12)}
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def reference_step(z, bias, c_old):
+    """The LSTM step in float64, gates in the internal order [i | f | o | c]."""
+    u = c_old.shape[1]
+    pre = z.astype("float64") + bias
+    i, f, o = (sigmoid(pre[:, k * u:(k + 1) * u]) for k in range(3))
+    g = np.tanh(pre[:, 3 * u:])
+    c = f * c_old + i * g
+    return np.concatenate([i, f, o, g], axis=1), c, np.tanh(c), o * np.tanh(c)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("scale", [1.0, 12.0])      # 12: saturated gates
+def test_forward_kernel_matches_the_lstm_equations(dtype, scale):
+    batch, u = 5, 7                                 # odd sizes: the vector loops' tails
+    z = (RNG.standard_normal((batch, 4 * u)) * scale).astype(dtype)
+    bias = RNG.standard_normal(4 * u).astype(dtype)
+    c_old = RNG.standard_normal((batch, u)).astype(dtype)
+    want = reference_step(z, bias, c_old)
+    c_new, cell_act, h_new = (np.empty((batch, u), dtype) for _ in range(3))
+    compiled_cells.lstm_cell_forward(z, bias, c_old, c_new, cell_act, h_new)
+    for got, expected in zip((z, c_new, cell_act, h_new), want):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, expected, **TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_backward_kernel_matches_the_lstm_derivatives(dtype):
+    batch, u = 6, 9
+    gates, c_old = RNG.uniform(0.01, 0.99, (batch, 4 * u)), RNG.standard_normal((batch, u))
+    gates[:, 3 * u:] = RNG.uniform(-0.99, 0.99, (batch, u))
+    cell_act = RNG.uniform(-0.99, 0.99, (batch, u))
+    d_h, d_c = RNG.standard_normal((batch, u)), RNG.standard_normal((batch, u))
+    i, f, o, g = (gates[:, k * u:(k + 1) * u] for k in range(4))
+    d_cell = d_h * o * (1 - cell_act ** 2) + d_c
+    want_gates = np.concatenate([d_cell * g * i * (1 - i), d_cell * c_old * f * (1 - f),
+                                 d_h * cell_act * o * (1 - o), d_cell * i * (1 - g ** 2)], axis=1)
+    arrays = [a.astype(dtype) for a in (d_h, d_c, gates, cell_act, c_old)]
+    d_gates = np.empty((batch, 4 * u), dtype)
+    compiled_cells.lstm_cell_backward(*arrays, d_gates)
+    np.testing.assert_allclose(d_gates, want_gates, **TOLERANCE[dtype])
+    np.testing.assert_allclose(arrays[1], d_cell * f, **TOLERANCE[dtype])
+
+
+def test_float32_tanh_is_within_3e7_and_never_leaves_the_unit_interval():
+    x = np.concatenate([np.linspace(-20, 20, 4001), [0.0, 1e-30, -1e-30, 1e-8, 7.9, 8.0]])
+    z = np.zeros((1, 4 * x.size), "float32")
+    z[0, 3 * x.size:] = x                           # the cell block: g = tanh(z)
+    c_old = np.zeros((1, x.size), "float32")        # so c = i * g and the outputs follow
+    outputs = [np.empty_like(c_old) for _ in range(3)]
+    compiled_cells.lstm_cell_forward(z, np.zeros(4 * x.size, "float32"), c_old, *outputs)
+    g = z[0, 3 * x.size:]
+    assert np.max(np.abs(g - np.tanh(x.astype("float32").astype("float64")))) <= 3e-7
+    assert np.all(np.abs(g) <= 1.0)
+    np.testing.assert_array_equal(g[x == 0.0], 0.0)
+
+
+def lstm_values_and_gradients(arrays, options):
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    outputs = ops.lstm(*tensors, **options)
+    loss = sum(ops.sum(out * np.float32(k + 1)) for k, out in enumerate(outputs))
+    return [out.numpy() for out in outputs] + \
+        [g.numpy() for g in lamina.grad(loss, tensors)]
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    dict(go_backwards=True),
+    dict(mask=np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1], [0, 1, 1, 1, 1]], dtype=bool),
+         recurrent_dropout_mask=np.float32(2.0) * (RNG.uniform(size=(3, 4)) > 0.5)),
+], ids=["plain", "go_backwards", "mask_dropout"])
+def test_lstm_op_with_compiled_cell_equals_array_calls(options, monkeypatch):
+    batch, steps, features, units = 3, 5, 6, 4
+    arrays = [RNG.standard_normal(shape).astype("float32") * 0.6 for shape in (
+        (batch, steps, features), (features, 4 * units), (units, 4 * units), (4 * units,),
+        (batch, units), (batch, units))]
+    with use_backend("numpy"):
+        compiled = lstm_values_and_gradients(arrays, options)
+        monkeypatch.setattr(numpy_backend.NumpyBackend, "lstm_cell_kernels", lambda self: None)
+        array_calls = lstm_values_and_gradients(arrays, options)
+    for got, want in zip(compiled, array_calls):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+def run_python(code, **environment):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, **environment), timeout=120)
+
+
+def test_lamina_jit_0_and_missing_numba_fall_back_to_array_calls():
+    check = ("import numpy as np, lamina\n"
+             "from lamina.backends.numpy_backend import NumpyBackend\n"
+             "assert NumpyBackend().lstm_cell_kernels() is None\n"
+             "x = np.ones((2, 3, 4), 'float32')\n"
+             "print(lamina.layers.LSTM(5)(x).shape)\n")
+    switched_off = run_python(check, LAMINA_JIT="0")
+    assert switched_off.returncode == 0, switched_off.stderr
+    assert "(2, 5)" in switched_off.stdout
+    missing = run_python("import sys; sys.modules['numba'] = None\n" + check)
+    assert missing.returncode == 0, missing.stderr
+    assert "(2, 5)" in missing.stdout
