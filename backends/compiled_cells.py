@@ -7,7 +7,7 @@ vectorizes (AVX2/AVX-512), and the kernels release the GIL, so row blocks of a b
 side by side on threads (see :mod:`lamina.backends.batch_threads`).
 
 The NumPy engine imports this module on first use (not at ``import lamina``), through
-:func:`lamina.backends.numpy_backend.compiled_cells`, which answers None when Numba is
+:func:`lamina.backends.numpy_backend.compiled`, which answers None when Numba is
 missing or ``LAMINA_JIT=0`` is set; the engine then runs the same math as NumPy calls.
 Compiled code is cached on disk (``cache=True``), so only the first process on a machine
 pays the compile (about a second per kernel and dtype).

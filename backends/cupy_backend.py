@@ -57,7 +57,6 @@ class CupyBackend(NumpyBackend):
     # One block: the GPU runs a whole batch at once; host threads would only add launches.
     batch_blocks = Backend.batch_blocks
     run_blocks = Backend.run_blocks
-    lstm_cell_kernels = Backend.lstm_cell_kernels      # the NumPy engine's are CPU code
 
     def make_generator(self, seed):
         return self._cupy.random.default_rng(seed)

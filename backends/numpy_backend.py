@@ -5,6 +5,7 @@ overrides only what a GPU needs its own kernel for. Hot kernels work in place on
 preallocated scratch buffers to keep passes over memory few.
 """
 
+import importlib
 import os
 
 import numpy
@@ -131,10 +132,12 @@ class NumpyBackend(Backend):
 
     # ----------------------------------------------------------------- pooling
     def pool_forward(self, x, pool_size, strides, padding, mode, out=None):
-        return pool_kernels.pool_forward(self.xp, x, pool_size, strides, padding, mode, out)
+        return pool_kernels.pool_forward(self.xp, x, pool_size, strides, padding, mode, out,
+                                         self._compiled("compiled_pooling"))
 
     def pool_backward(self, grad_output, context, out=None):
-        return pool_kernels.pool_backward(self.xp, grad_output, context, out)
+        return pool_kernels.pool_backward(self.xp, grad_output, context, out,
+                                          self._compiled("compiled_pooling"))
 
     # ------------------------------------------------------------- batch blocks
     def batch_blocks(self, batch, elements):
@@ -148,8 +151,12 @@ class NumpyBackend(Backend):
     def lstm_cell_kernels(self):
         """Numba-compiled kernels (see :mod:`lamina.backends.compiled_cells`), or None when
         Numba is not installed or ``LAMINA_JIT=0`` is set."""
-        module = compiled_cells()
+        module = self._compiled("compiled_cells")
         return None if module is None else (module.lstm_cell_forward, module.lstm_cell_backward)
+
+    def _compiled(self, name):
+        """This engine's compiled kernels module ``name`` (None on other engines)."""
+        return compiled(name) if self.xp is numpy else None
 
     # ----------------------------------------------------------- normalization
     def _normalize(self, x, gamma, beta, epsilon, axis, keepdims):
@@ -293,15 +300,15 @@ class NumpyBackend(Backend):
 _COMPILED = {}
 
 
-def compiled_cells():
-    """The module of compiled cell kernels (:mod:`lamina.backends.compiled_cells`), imported
-    on first use; None when Numba is not installed or ``LAMINA_JIT=0`` is set."""
-    if "module" not in _COMPILED:
-        _COMPILED["module"] = None
+def compiled(name):
+    """The module of Numba-compiled kernels ``name`` (``"compiled_cells"`` or
+    ``"compiled_pooling"`` in :mod:`lamina.backends`), imported on first use; None when
+    Numba is not installed or ``LAMINA_JIT=0`` is set."""
+    if name not in _COMPILED:
+        _COMPILED[name] = None
         if os.environ.get("LAMINA_JIT", "1") != "0":
             try:
-                from . import compiled_cells as module
-                _COMPILED["module"] = module
+                _COMPILED[name] = importlib.import_module(f"{__package__}.{name}")
             except ImportError:
                 pass
-    return _COMPILED["module"]
+    return _COMPILED[name]

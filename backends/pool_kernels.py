@@ -79,13 +79,15 @@ def _taps(spatial, out, pool_size, strides, pads):
     return result
 
 
-def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None):
+def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None, compiled=None):
     """N-d channels-last max or average pooling.
 
     Shapes: x (batch, *spatial, channels); ``pool_size``/``strides`` int or tuples;
     ``padding`` ``"valid"``/``"same"``; ``mode`` ``"max"``/``"average"`` (also ``"avg"``).
     Returns (output (batch, *out_spatial, channels) in x's dtype, context for
     :func:`pool_backward`); the output is written into ``destination`` when given.
+    ``compiled``: the module :mod:`lamina.backends.compiled_pooling` (NumPy arrays only),
+    which then computes 2-D max pooling in one pass.
     """
     mode = {"avg": "average", "mean": "average"}.get(mode, mode)
     if mode not in ("max", "average"):
@@ -95,6 +97,12 @@ def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None):
     taps = _taps(spatial, out, pool_size, strides, pads)
     lead = (slice(None),)
     context = (mode, tuple(x.shape), pool_size, strides, pads, out)
+    if compiled is not None and mode == "max" and len(spatial) == 2:
+        result = xp.empty(out_shape, dtype=x.dtype) if destination is None else destination
+        index = xp.empty(out_shape, dtype=_index_dtype(_prod(pool_size)))
+        compiled.max_pool_2d_forward(x, pool_size, strides, tuple(p[0] for p in pads),
+                                     result, index)
+        return result, context + (index,)
 
     # Start from the first offset that covers every output cell (with "same" padding
     # some offsets only reach part of the output).
@@ -163,9 +171,9 @@ def _inverse_counts(xp, spatial, out, pool_size, strides, pads, dtype):
     return scale
 
 
-def pool_backward(xp, grad_output, context, destination=None):
+def pool_backward(xp, grad_output, context, destination=None, compiled=None):
     """Gradient of :func:`pool_forward` with respect to its input (the input's shape),
-    written into ``destination`` when given."""
+    written into ``destination`` when given; ``compiled`` as for :func:`pool_forward`."""
     mode, x_shape, pool_size, strides, pads, out, extra = context
     spatial = tuple(x_shape[1:-1])
     dtype = grad_output.dtype
@@ -197,6 +205,10 @@ def pool_backward(xp, grad_output, context, destination=None):
         return dx
 
     index = extra
+    if compiled is not None and len(spatial) == 2:
+        compiled.max_pool_2d_backward(grad_output, index, pool_size, strides,
+                                      tuple(p[0] for p in pads), tiled, dx)
+        return dx
     for t, o_sl, i_sl, _ in taps:
         window = lead + o_sl
         hit = index[window] == index.dtype.type(t)

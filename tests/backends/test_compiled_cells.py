@@ -14,7 +14,7 @@ from lamina import ops
 from lamina.backends import Tensor, numpy_backend, use_backend
 
 pytest.importorskip("numba")
-compiled_cells = numpy_backend.compiled_cells()
+compiled_cells = numpy_backend.compiled("compiled_cells")
 pytestmark = pytest.mark.skipif(compiled_cells is None, reason="LAMINA_JIT=0 is set")
 
 RNG = np.random.default_rng(5)

@@ -1,0 +1,48 @@
+"""The NumPy engine's compiled 2-D max pooling (``backends/compiled_pooling.py``) gives
+exactly what the strided-view kernels give: outputs, the offset of each window's first
+maximum (ties included) and input gradients, for tiled, overlapping, clipped and padded
+windows."""
+
+import numpy as np
+import pytest
+
+from lamina.backends import numpy_backend, pool_kernels
+
+pytest.importorskip("numba")
+compiled_pooling = numpy_backend.compiled("compiled_pooling")
+pytestmark = pytest.mark.skipif(compiled_pooling is None, reason="LAMINA_JIT=0 is set")
+
+RNG = np.random.default_rng(3)
+
+CASES = {
+    "tiled_2x2": ((3, 8, 6, 5), dict(pool_size=2)),
+    "valid_not_tiled": ((2, 11, 9, 4), dict(pool_size=2)),
+    "overlapping_same": ((2, 7, 9, 3), dict(pool_size=3, strides=2, padding="same")),
+    "rectangular_strided": ((2, 9, 10, 2), dict(pool_size=(2, 3), strides=(3, 1))),
+    "wide_window_int16_offsets": ((1, 13, 12, 2), dict(pool_size=12, strides=1)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_compiled_max_pooling_equals_strided_views(case, ties, dtype):
+    shape, options = CASES[case]
+    x = RNG.standard_normal(shape)
+    if ties:
+        x = np.round(x)                      # few distinct values: many tied maxima
+    x = x.astype(dtype)
+    arguments = (options["pool_size"], options.get("strides"), options.get("padding", "valid"),
+                 "max")
+    want, want_context = pool_kernels.pool_forward(np, x, *arguments)
+    got, context = pool_kernels.pool_forward(np, x, *arguments, compiled=compiled_pooling)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(context[-1], want_context[-1])
+    assert got.dtype == dtype and context[-1].dtype == want_context[-1].dtype
+    grad = RNG.standard_normal(got.shape).astype(dtype)
+    want_dx = pool_kernels.pool_backward(np, grad, want_context)
+    got_dx = pool_kernels.pool_backward(np, grad, context, compiled=compiled_pooling)
+    np.testing.assert_allclose(got_dx, want_dx, rtol=1e-6, atol=1e-6)
+    destination = np.full(x.shape, np.nan, dtype)
+    pool_kernels.pool_backward(np, grad, context, destination, compiled=compiled_pooling)
+    np.testing.assert_allclose(destination, want_dx, rtol=1e-6, atol=1e-6)
