@@ -147,9 +147,10 @@ class Backend(abc.ABC):
         return [work(rows) for rows in blocks]
 
     # ------------------------------------------------------------ LSTM cell
-    def lstm_cell_kernels(self):
+    def lstm_cell_kernels(self, dtype):
         """Compiled kernels ``(forward, backward)`` for one LSTM step with the activations
-        tanh and sigmoid, or None: then the op computes the step with array calls.
+        tanh and sigmoid on arrays of ``dtype``, or None: then the op computes the step
+        with array calls.
 
         ``forward(z, bias, c_old, c_new, cell_activation, h_new)``: ``z`` (batch, 4u) holds
         the step's GEMM result (input and recurrent part) for the gates in the order

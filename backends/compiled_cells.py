@@ -12,7 +12,7 @@ missing or ``LAMINA_JIT=0`` is set; the engine then runs the same math as NumPy 
 Compiled code is cached on disk (``cache=True``), so only the first process on a machine
 pays the compile (about a second per kernel and dtype).
 
-float32 uses a rational ``tanh`` (Eigen's, |error| <= 3e-7, |tanh| < 1), which the compiler
+float32 uses a rational ``tanh`` (Eigen's, |error| <= 3e-7, |tanh| <= 1), which the compiler
 vectorizes where a libm call would not be; other dtypes use ``math.tanh``.
 
 The kernels' contract is :meth:`lamina.backends.Backend.lstm_cell_kernels`.
@@ -24,7 +24,9 @@ import numba
 from numba import types
 from numba.extending import overload
 
-_OPTIONS = dict(fastmath=True, error_model="numpy", boundscheck=False)
+# Fast-math without "no NaN" and "no inf": NaN and inf pass through as they do in NumPy.
+_OPTIONS = dict(fastmath={"contract", "arcp", "afn", "reassoc", "nsz"}, error_model="numpy",
+                boundscheck=False)
 _KERNEL_OPTIONS = dict(_OPTIONS, nogil=True, cache=True)
 _CLAMP = 7.90531110763549805      # |tanh| rounds to 1 in float32 beyond this
 

@@ -7,6 +7,8 @@ preallocated scratch buffers to keep passes over memory few.
 
 import importlib
 import os
+import threading
+import warnings
 
 import numpy
 
@@ -133,11 +135,11 @@ class NumpyBackend(Backend):
     # ----------------------------------------------------------------- pooling
     def pool_forward(self, x, pool_size, strides, padding, mode, out=None):
         return pool_kernels.pool_forward(self.xp, x, pool_size, strides, padding, mode, out,
-                                         self._compiled("compiled_pooling"))
+                                         self._compiled("compiled_pooling", x.dtype))
 
     def pool_backward(self, grad_output, context, out=None):
         return pool_kernels.pool_backward(self.xp, grad_output, context, out,
-                                          self._compiled("compiled_pooling"))
+                                          self._compiled("compiled_pooling", grad_output.dtype))
 
     # ------------------------------------------------------------- batch blocks
     def batch_blocks(self, batch, elements):
@@ -148,15 +150,18 @@ class NumpyBackend(Backend):
         return batch_threads.run(work, blocks)
 
     # ------------------------------------------------------------ LSTM cell
-    def lstm_cell_kernels(self):
-        """Numba-compiled kernels (see :mod:`lamina.backends.compiled_cells`), or None when
-        Numba is not installed or ``LAMINA_JIT=0`` is set."""
-        module = self._compiled("compiled_cells")
+    def lstm_cell_kernels(self, dtype):
+        """Numba-compiled kernels (see :mod:`lamina.backends.compiled_cells`) for float32
+        and float64; None for other dtypes, without Numba or with ``LAMINA_JIT=0``."""
+        module = self._compiled("compiled_cells", dtype)
         return None if module is None else (module.lstm_cell_forward, module.lstm_cell_backward)
 
-    def _compiled(self, name):
-        """This engine's compiled kernels module ``name`` (None on other engines)."""
-        return compiled(name) if self.xp is numpy else None
+    def _compiled(self, name, dtype):
+        """This engine's compiled kernels module ``name`` for arrays of ``dtype``; None on
+        other engines and for dtypes the kernels are not built for."""
+        if self.xp is not numpy or numpy.dtype(dtype) not in COMPILED_DTYPES:
+            return None
+        return compiled(name)
 
     # ----------------------------------------------------------- normalization
     def _normalize(self, x, gamma, beta, epsilon, axis, keepdims):
@@ -298,17 +303,30 @@ class NumpyBackend(Backend):
 
 
 _COMPILED = {}
+_COMPILED_LOCK = threading.Lock()
+#: The dtypes the compiled kernels are built for (Numba's CPU target has no float16).
+COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 
 
 def compiled(name):
     """The module of Numba-compiled kernels ``name`` (``"compiled_cells"`` or
     ``"compiled_pooling"`` in :mod:`lamina.backends`), imported on first use; None when
-    Numba is not installed or ``LAMINA_JIT=0`` is set."""
-    if name not in _COMPILED:
-        _COMPILED[name] = None
-        if os.environ.get("LAMINA_JIT", "1") != "0":
-            try:
-                _COMPILED[name] = importlib.import_module(f"{__package__}.{name}")
-            except ImportError:
-                pass
-    return _COMPILED[name]
+    ``LAMINA_JIT=0`` is set or the import fails (Numba missing: silently; any other error,
+    such as no writable cache directory: with a warning)."""
+    with _COMPILED_LOCK:
+        if name not in _COMPILED:
+            _COMPILED[name] = _import_compiled(name)
+        return _COMPILED[name]
+
+
+def _import_compiled(name):
+    if os.environ.get("LAMINA_JIT", "1") == "0":
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
+    except Exception as error:  # noqa: BLE001 - Numba raises RuntimeError, OSError, ...
+        warnings.warn(f"lamina: compiled kernels {name!r} unavailable, using NumPy calls "
+                      f"instead: {error}", RuntimeWarning, stacklevel=3)
+        return None

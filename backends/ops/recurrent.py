@@ -113,9 +113,10 @@ class _Sequence:
     """The pieces every recurrent op shares: the input in processing (step-major) order, the
     mask, the initial state and the recurrent-dropout mask.
 
-    Everything per step is stored step-major, ``(time, batch, ...)``, contiguous in
+    The ops store everything per step step-major, ``(time, batch, ...)``, contiguous in
     processing order, so a step is one contiguous block and the gradients of the input and
-    the kernel are plain GEMMs over all steps.
+    the kernel are plain GEMMs over all steps. ``step_inputs`` is the input in that order (a
+    view); :meth:`project` copies it contiguous.
     """
 
     def __init__(self, inputs, units, mask, go_backwards, recurrent_mask):
@@ -130,7 +131,7 @@ class _Sequence:
         self.dtype = a.dtype
         self.go_backwards = go_backwards
         self.step_inputs = self.step_major(a)                              # (T, B, F) view
-        self.steps_input = None
+        self.contiguous_inputs = None
         self.keep = self.keep_float = None
         if mask is not None:
             keep = index_data(mask).astype(bool)
@@ -141,12 +142,15 @@ class _Sequence:
                 self.keep = self.step_major(keep)[..., None]               # (T, B, 1)
                 self.keep_float = self.keep.astype(self.dtype)
         self.dropout = None if recurrent_mask is None else data_of(recurrent_mask)
+        if self.dropout is not None and tuple(self.dropout.shape) != (self.batch, units):
+            raise ValueError(f"recurrent_dropout_mask must have shape (batch, units) = "
+                             f"{(self.batch, units)}, got {tuple(self.dropout.shape)}")
 
     def project(self, kernel, bias):
         """The input projection of every step, ``x W + b`` (T, B, G): ONE GEMM over the
         inputs copied step-major and contiguous (kept for :meth:`kernel_gradient`)."""
-        self.steps_input = self.xp.ascontiguousarray(self.step_inputs)
-        return self.backend.linear(self.steps_input, kernel, bias)
+        self.contiguous_inputs = self.xp.ascontiguousarray(self.step_inputs)
+        return self.backend.linear(self.contiguous_inputs, kernel, bias)
 
     def step_major(self, array):
         """(batch, time, ...) -> (time, batch, ...) in processing order (a view)."""
@@ -162,9 +166,9 @@ class _Sequence:
                              f"{(self.batch, self.units)}, got {tuple(data.shape)}")
         return data
 
-    def dropped(self, h, rows=slice(None)):
-        """``h`` (the state of the batch rows ``rows``) as the recurrent GEMM sees it."""
-        return h if self.dropout is None else h * self.dropout[rows]
+    def dropped(self, h):
+        """``h`` as the recurrent GEMM sees it."""
+        return h if self.dropout is None else h * self.dropout
 
     def feed(self, h, out, rows):
         """Write ``h`` (rows ``rows``) as the recurrent GEMM sees it into ``out``."""
@@ -188,16 +192,17 @@ class _Sequence:
     def input_gradient(self, d_projection, kernel):
         """Gradient of the inputs (B, T, F) from the step-major gradient of the projection
         ``x kernel`` (T, B, G): one GEMM."""
-        flat = d_projection.reshape(self.batch * self.steps, -1)
-        grad_steps = (flat @ kernel.T).reshape(self.steps, self.batch, -1)
+        flat = d_projection.reshape(-1, d_projection.shape[-1])
+        grad_steps = (flat @ kernel.T).reshape(self.steps, self.batch, kernel.shape[0])
         if self.go_backwards:
             grad_steps = grad_steps[::-1]
         return self.xp.ascontiguousarray(grad_steps.swapaxes(0, 1))
 
     def kernel_gradient(self, d_projection):
         """Gradient of the kernel of :meth:`project` (F, G): one GEMM."""
-        flat = d_projection.reshape(self.batch * self.steps, -1)
-        return self.steps_input.reshape(flat.shape[0], -1).T @ flat
+        flat = d_projection.reshape(-1, d_projection.shape[-1])
+        inputs = self.contiguous_inputs
+        return inputs.reshape(-1, inputs.shape[-1]).T @ flat
 
     def dropped_history(self, states):
         """The (dropout-scaled) state each step's recurrent GEMM saw, as (T*B, units)."""
@@ -264,12 +269,12 @@ class _LstmGates:
         out[..., 3 * u:] = columns[..., 2 * u:3 * u]
         return out
 
-    def step_functions(self, backend):
+    def step_functions(self, backend, dtype):
         """``(forward, backward)`` of one step: the engine's compiled cell for the default
         activations when it has one, else :meth:`step_forward` and :meth:`step_backward`."""
         kernels = None
         if (self.activation, self.recurrent_activation) == ("tanh", "sigmoid"):
-            kernels = backend.lstm_cell_kernels()
+            kernels = backend.lstm_cell_kernels(dtype)
         return kernels or (self.step_forward, self.step_backward)
 
     def step_forward(self, z, bias, c_old, c_new, cell_activation, h_new):
@@ -347,19 +352,17 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)      # i, f, o, c
     cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)       # act(c)
     blocks = backend.batch_blocks(batch, gates.size)
-    step_forward, step_backward = plan.step_functions(backend)
+    step_forward, step_backward = plan.step_functions(backend, seq.dtype)
 
     def forward_rows(rows):
-        seq.feed(hs[0, rows], gemm_input[0, rows, :u], rows)
         steps_views = zip(gates[:, rows], gemm_input[:, rows], cs[:-1, rows], cs[1:, rows],
                           cell_act[:, rows], hs[:-1, rows], hs[1:, rows])
         for t, (z, step_input, c_old, c_new, act, h_old, h_new) in enumerate(steps_views):
+            seq.feed(h_old, step_input[:, :u], rows)
             numpy_like.matmul(step_input, stacked_kernel, out=z)
             step_forward(z, gate_bias, c_old, c_new, act, h_new)
             seq.keep_old(t, c_new, c_old, rows)
             seq.keep_old(t, h_new, h_old, rows)
-            if t + 1 < steps:
-                seq.feed(h_new, gemm_input[t + 1, rows, :u], rows)
 
     backend.run_blocks(forward_rows, blocks)
     packed[steps + 1] = cs[steps]
@@ -387,12 +390,13 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
                     numpy_like.add(d_c, dc_carry, out=dc_rows)
 
         backend.run_blocks(backward_rows, blocks)
+        dh += g_packed[0]          # with no steps, the initial h is itself the final one
         flat = d_gates.reshape(-1, 4 * u)
         grad_x = grad_u = grad_w = grad_b = None
         if needs[0]:
             grad_x = seq.input_gradient(d_gates, stacked_kernel[u:])
         if needs[1] or needs[2]:
-            stacked_grad = plan.internal(gemm_input.reshape(flat.shape[0], -1).T @ flat)
+            stacked_grad = plan.internal(gemm_input.reshape(-1, gemm_input.shape[-1]).T @ flat)
             grad_u, grad_w = stacked_grad[:u], stacked_grad[u:]
         if len(needs) > 3 and needs[3]:
             grad_b = plan.internal(flat.sum(axis=0))
@@ -507,6 +511,7 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                      memory.reshape(-1, u).T @ flat_input[:, 2 * u:]], axis=1)
             if len(needs) > 3 and needs[3]:
                 grad_b = flat_input.sum(axis=0)
+        dh += g_packed[0]          # with no steps, the initial h is itself the final one
         return grad_x, grad_w, grad_u, grad_b, dh
 
     return _outputs(packed, (inputs, kernel, recurrent_kernel, bias, initial_h), backward,
@@ -559,6 +564,7 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
         flat = d_pre.reshape(-1, u)
         grad_u = seq.dropped_history(packed).T @ flat if needs[2] else None
         grad_b = flat.sum(axis=0) if len(needs) > 3 and needs[3] else None
+        dh += g_packed[0]          # with no steps, the initial h is itself the final one
         return grad_x, grad_w, grad_u, grad_b, dh
 
     return _outputs(packed, (inputs, kernel, recurrent_kernel, bias, initial_h), backward,

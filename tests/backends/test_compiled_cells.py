@@ -102,7 +102,8 @@ def test_lstm_op_with_compiled_cell_equals_array_calls(options, monkeypatch):
         (batch, units), (batch, units))]
     with use_backend("numpy"):
         compiled = lstm_values_and_gradients(arrays, options)
-        monkeypatch.setattr(numpy_backend.NumpyBackend, "lstm_cell_kernels", lambda self: None)
+        monkeypatch.setattr(numpy_backend.NumpyBackend, "lstm_cell_kernels",
+                            lambda self, dtype: None)
         array_calls = lstm_values_and_gradients(arrays, options)
     for got, want in zip(compiled, array_calls):
         assert got.dtype == np.float32
@@ -117,7 +118,7 @@ def run_python(code, **environment):
 def test_lamina_jit_0_and_missing_numba_fall_back_to_array_calls():
     check = ("import numpy as np, lamina\n"
              "from lamina.backends.numpy_backend import NumpyBackend\n"
-             "assert NumpyBackend().lstm_cell_kernels() is None\n"
+             "assert NumpyBackend().lstm_cell_kernels('float32') is None\n"
              "x = np.ones((2, 3, 4), 'float32')\n"
              "print(lamina.layers.LSTM(5)(x).shape)\n")
     switched_off = run_python(check, LAMINA_JIT="0")
@@ -126,3 +127,37 @@ def test_lamina_jit_0_and_missing_numba_fall_back_to_array_calls():
     missing = run_python("import sys; sys.modules['numba'] = None\n" + check)
     assert missing.returncode == 0, missing.stderr
     assert "(2, 5)" in missing.stdout
+
+
+def test_nan_propagates_through_the_compiled_cell():
+    u = 3
+    z = np.zeros((2, 4 * u), "float32")
+    z[0, 3 * u] = np.nan                            # row 0, unit 0: the cell candidate
+    c_old = np.zeros((2, u), "float32")
+    c_new, cell_act, h_new = (np.empty((2, u), "float32") for _ in range(3))
+    compiled_cells.lstm_cell_forward(z, np.zeros(4 * u, "float32"), c_old, c_new, cell_act,
+                                     h_new)
+    assert np.isnan(c_new[0, 0]) and np.isnan(h_new[0, 0])
+    assert not np.isnan(h_new[1]).any() and not np.isnan(h_new[0, 1:]).any()
+
+
+def test_float16_runs_as_array_calls():
+    assert numpy_backend.NumpyBackend().lstm_cell_kernels("float16") is None
+    arrays = [RNG.standard_normal(shape).astype("float16") * 0.5
+              for shape in ((2, 3, 4), (4, 20), (5, 20), (20,))]
+    with use_backend("numpy"):
+        sequence, h, c = ops.lstm(*arrays)
+        want = ops.lstm(*[a.astype("float32") for a in arrays])[1].numpy()
+    assert h.dtype == np.float16
+    np.testing.assert_allclose(h.numpy(), want, atol=5e-3)
+
+
+def test_a_failing_import_warns_and_falls_back(monkeypatch):
+    def broken(name):
+        raise RuntimeError("cannot cache function: no locator available")
+
+    monkeypatch.setattr(numpy_backend, "_COMPILED", {})
+    monkeypatch.setattr(numpy_backend.importlib, "import_module", broken)
+    with pytest.warns(RuntimeWarning, match="compiled kernels 'compiled_cells' unavailable"):
+        assert numpy_backend.compiled("compiled_cells") is None
+    assert numpy_backend.NumpyBackend().lstm_cell_kernels("float32") is None

@@ -525,3 +525,28 @@ def test_fused_ops_reject_weights_that_do_not_fit():
         ops.gru(x, rand(4, 6), rand(2, 6), rand(6))
     with pytest.raises(ValueError, match=r"simple_rnn: recurrent_kernel must have shape"):
         ops.simple_rnn(x, rand(4, 2), rand(2, 3))
+    with pytest.raises(ValueError, match=r"recurrent_dropout_mask must have shape \(batch, "
+                                         r"units\) = \(2, 2\), got \(1, 2\)"):
+        ops.lstm(x, rand(4, 8), rand(2, 8), recurrent_dropout_mask=rand(1, 2))
+
+
+@pytest.mark.parametrize("case", list(OP_CASES))
+def test_fused_ops_on_empty_sequences_return_the_initial_states(case):
+    """Zero time steps: the final states are the initial ones, the sequence is empty, and
+    gradients reach the initial states (the weights get zeros)."""
+    op, gates, n_states, kwargs = OP_CASES[case]
+    units = 2
+    bias_shape = (2, gates * units) if op is ops.gru and kwargs.get("reset_after", True) \
+        else (gates * units,)
+    arrays = [rand(3, 0, 4), rand(4, gates * units), rand(units, gates * units),
+              rand(*bias_shape)] + [rand(3, units) for _ in range(n_states)]
+    tensors = [Tensor(a, requires_grad=True) for a in arrays]
+    sequence, *finals = op(*tensors, **kwargs)
+    assert sequence.shape == (3, 0, units)
+    for final, initial in zip(finals, arrays[4:]):
+        np.testing.assert_array_equal(final.numpy(), initial)
+    grads = lamina.grad(sum(ops.sum(final * 2.0) for final in finals), tensors)
+    for grad, array in zip(grads[1:4], arrays[1:4]):
+        np.testing.assert_array_equal(grad.numpy(), np.zeros_like(array))
+    for grad in grads[4:]:
+        np.testing.assert_array_equal(grad.numpy(), 2.0)
