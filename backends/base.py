@@ -165,6 +165,24 @@ class Backend(abc.ABC):
         """
         return None
 
+    def gru_cell_kernels(self, dtype):
+        """Compiled kernels ``(forward, backward)`` for one GRU step (``reset_after=True``,
+        activations tanh and sigmoid, Keras' gate order ``[z | r | h]``) on arrays of
+        ``dtype``, or None: then the op computes the step with array calls.
+
+        ``forward(x_part, recurrent, recurrent_bias, h, gates, memory, h_new)``: the
+        step's input projection and ``h @ U`` (batch, 3u), the recurrent bias (3u,) and the
+        (dropout-scaled) state ``h`` (batch, u). Writes ``[z | r | h~]`` into ``gates``,
+        ``h U_h + b'_h`` into ``memory`` (batch, u) and ``z * h + (1 - z) * h~`` into
+        ``h_new``.
+
+        ``backward(d_h, h, gates, memory, d_input, d_recurrent, d_direct)``: from the
+        gradient reaching ``h_new``, writes the gradients of the input-side and the
+        recurrent-side pre-activations (batch, 3u; they differ in the candidate block, by
+        the factor ``r``) and ``d_h * z`` into ``d_direct`` (batch, u).
+        """
+        return None
+
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod
     def batch_norm_forward(self, x, gamma, beta, epsilon):

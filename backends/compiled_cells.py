@@ -1,6 +1,7 @@
-"""The NumPy engine's compiled LSTM cell: one step's gate arithmetic as ONE vectorized loop.
+"""The NumPy engine's compiled LSTM and GRU cells: one step's gate arithmetic as ONE
+vectorized loop.
 
-A step of the LSTM op is a GEMM plus about a dozen elementwise passes over the gates; as
+A step of a recurrent op is a GEMM plus about a dozen elementwise passes over the gates; as
 separate NumPy calls those passes cost as much as the GEMM (each one a trip through memory
 and the interpreter). Numba compiles the whole step into one loop that the compiler
 vectorizes (AVX2/AVX-512), and the kernels release the GIL, so row blocks of a batch run
@@ -15,7 +16,8 @@ pays the compile (about a second per kernel and dtype).
 float32 uses a rational ``tanh`` (Eigen's, |error| <= 3e-7, |tanh| <= 1), which the compiler
 vectorizes where a libm call would not be; other dtypes use ``math.tanh``.
 
-The kernels' contract is :meth:`lamina.backends.Backend.lstm_cell_kernels`.
+The kernels' contracts are :meth:`lamina.backends.Backend.lstm_cell_kernels` and
+:meth:`~lamina.backends.Backend.gru_cell_kernels`.
 """
 
 import math
@@ -100,3 +102,44 @@ def lstm_cell_backward(d_h, d_c, gates, cell_activation, c_old, d_gates):
             do[j] = dh[j] * a * o * (one - o)
             dg[j] = d_cell * i * (one - g * g)
             dc[j] = d_cell * f
+
+
+@numba.njit(**_KERNEL_OPTIONS)
+def gru_cell_forward(x_part, recurrent, recurrent_bias, h, gates, memory, h_new):
+    """One GRU step forward (reset_after); see :meth:`lamina.backends.Backend.gru_cell_kernels`."""
+    units = h.shape[1]
+    half = gates.dtype.type(0.5)
+    bz, br, bh = recurrent_bias[:units], recurrent_bias[units:2 * units], recurrent_bias[2 * units:]
+    for row in range(h.shape[0]):
+        xz, xr, xh = x_part[row, :units], x_part[row, units:2 * units], x_part[row, 2 * units:]
+        rz, rr, rh = recurrent[row, :units], recurrent[row, units:2 * units], recurrent[row, 2 * units:]
+        gz, gr, gh = gates[row, :units], gates[row, units:2 * units], gates[row, 2 * units:]
+        old, mem, new = h[row], memory[row], h_new[row]
+        for j in range(units):
+            z = half + half * tanh(half * (xz[j] + rz[j] + bz[j]))       # sigmoid
+            r = half + half * tanh(half * (xr[j] + rr[j] + br[j]))
+            m = rh[j] + bh[j]
+            candidate = tanh(xh[j] + r * m)
+            gz[j], gr[j], gh[j], mem[j] = z, r, candidate, m
+            new[j] = candidate + z * (old[j] - candidate)
+
+
+@numba.njit(**_KERNEL_OPTIONS)
+def gru_cell_backward(d_h, h, gates, memory, d_input, d_recurrent, d_direct):
+    """One GRU step backward (reset_after); see :meth:`lamina.backends.Backend.gru_cell_kernels`."""
+    units = h.shape[1]
+    one = gates.dtype.type(1.0)
+    for row in range(h.shape[0]):
+        gz, gr, gh = gates[row, :units], gates[row, units:2 * units], gates[row, 2 * units:]
+        iz, ir, ih = d_input[row, :units], d_input[row, units:2 * units], d_input[row, 2 * units:]
+        rz, rr, rh = (d_recurrent[row, :units], d_recurrent[row, units:2 * units],
+                      d_recurrent[row, 2 * units:])
+        dh, old, mem, direct = d_h[row], h[row], memory[row], d_direct[row]
+        for j in range(units):
+            z, r, candidate = gz[j], gr[j], gh[j]
+            d_candidate = dh[j] * (one - z) * (one - candidate * candidate)
+            d_z = dh[j] * (old[j] - candidate) * z * (one - z)
+            d_r = d_candidate * mem[j] * r * (one - r)
+            iz[j], ir[j], ih[j] = d_z, d_r, d_candidate
+            rz[j], rr[j], rh[j] = d_z, d_r, d_candidate * r
+            direct[j] = dh[j] * z

@@ -156,6 +156,11 @@ class NumpyBackend(Backend):
         module = self._compiled("compiled_cells", dtype)
         return None if module is None else (module.lstm_cell_forward, module.lstm_cell_backward)
 
+    def gru_cell_kernels(self, dtype):
+        """Numba-compiled kernels, as :meth:`lstm_cell_kernels`."""
+        module = self._compiled("compiled_cells", dtype)
+        return None if module is None else (module.gru_cell_forward, module.gru_cell_backward)
+
     def _compiled(self, name, dtype):
         """This engine's compiled kernels module ``name`` for arrays of ``dtype``; None on
         other engines and for dtypes the kernels are not built for."""

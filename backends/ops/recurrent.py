@@ -166,9 +166,9 @@ class _Sequence:
                              f"{(self.batch, self.units)}, got {tuple(data.shape)}")
         return data
 
-    def dropped(self, h):
-        """``h`` as the recurrent GEMM sees it."""
-        return h if self.dropout is None else h * self.dropout
+    def dropped(self, h, rows=slice(None)):
+        """``h`` (the state of the batch rows ``rows``) as the recurrent GEMM sees it."""
+        return h if self.dropout is None else h * self.dropout[rows]
 
     def feed(self, h, out, rows):
         """Write ``h`` (rows ``rows``) as the recurrent GEMM sees it into ``out``."""
@@ -246,6 +246,14 @@ def _outputs(packed_data, inputs, backward, name, steps, has_cell_state):
     return tuple(results)
 
 
+def _row_blocks(backend, kernels, gates):
+    """The batch row blocks a time loop runs in: the engine's, when the step is a compiled
+    kernel; one block for array calls, whose many short calls on threads would pass the GIL
+    back and forth (measured slower)."""
+    batch = gates.shape[1]
+    return backend.batch_blocks(batch, gates.size) if kernels else [slice(0, batch)]
+
+
 # ------------------------------------------------------------------ LSTM
 class _LstmGates:
     """The LSTM's gate arithmetic in the op's internal column order ``[i | f | o | c]``: the
@@ -269,13 +277,12 @@ class _LstmGates:
         out[..., 3 * u:] = columns[..., 2 * u:3 * u]
         return out
 
-    def step_functions(self, backend, dtype):
-        """``(forward, backward)`` of one step: the engine's compiled cell for the default
-        activations when it has one, else :meth:`step_forward` and :meth:`step_backward`."""
-        kernels = None
+    def compiled_kernels(self, backend, dtype):
+        """The engine's compiled cell ``(forward, backward)`` for the default activations
+        when it has one, else None (then :meth:`step_forward` and :meth:`step_backward`)."""
         if (self.activation, self.recurrent_activation) == ("tanh", "sigmoid"):
-            kernels = backend.lstm_cell_kernels(dtype)
-        return kernels or (self.step_forward, self.step_backward)
+            return backend.lstm_cell_kernels(dtype)
+        return None
 
     def step_forward(self, z, bias, c_old, c_new, cell_activation, h_new):
         """One step's gates, new cell state, ``act(c)`` and ``h`` with any activations;
@@ -351,8 +358,9 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     cs[0] = seq.initial(initial_c)
     gates = numpy_like.empty((steps, batch, 4 * u), dtype=seq.dtype)      # i, f, o, c
     cell_act = numpy_like.empty((steps, batch, u), dtype=seq.dtype)       # act(c)
-    blocks = backend.batch_blocks(batch, gates.size)
-    step_forward, step_backward = plan.step_functions(backend, seq.dtype)
+    kernels = plan.compiled_kernels(backend, seq.dtype)
+    step_forward, step_backward = kernels or (plan.step_forward, plan.step_backward)
+    blocks = _row_blocks(backend, kernels, gates)
 
     def forward_rows(rows):
         steps_views = zip(gates[:, rows], gemm_input[:, rows], cs[:-1, rows], cs[1:, rows],
@@ -416,7 +424,9 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     input bias and the recurrent bias, ``h~ = act(x W_h + b_h + r * (h U_h + b'_h))``.
     ``reset_after=False``: bias (3u,), ``h~ = act(x W_h + b_h + (r * h) U_h)``. Then
     ``h' = z * h + (1 - z) * h~``. Shapes otherwise as :func:`lstm`; returns
-    (sequence (B, T, u), final_h (B, u)).
+    (sequence (B, T, u), final_h (B, u)). With ``reset_after`` and the default activations
+    a step's gate arithmetic is the engine's compiled cell when it has one
+    (:meth:`~lamina.backends.Backend.gru_cell_kernels`); the batch rows run in row blocks.
     """
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
@@ -426,50 +436,71 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     _check_weights("gru", data_of(inputs), data_of(kernel), u_data, b, gates=3,
                    bias_shape=(2, 3 * u) if reset_after else (3 * u,))
     input_bias = b[0] if b is not None and reset_after else b
-    recurrent_bias = b[1] if b is not None and reset_after else None
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
     projection = seq.project(data_of(kernel), input_bias)
-    numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
+    numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
+    recurrent_bias = None
+    if reset_after:
+        recurrent_bias = numpy_like.zeros(3 * u, dtype=seq.dtype) if b is None else b[1]
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
     packed[0] = seq.initial(initial_h)
     gates = numpy_like.empty((steps, batch, 3 * u), dtype=seq.dtype)     # z, r, h~
     # reset_after: the recurrent part of the candidate; else r * h (the candidate GEMM input)
     memory = numpy_like.empty((steps, batch, u), dtype=seq.dtype)
     u_zr, u_h = u_data[:, :2 * u], u_data[:, 2 * u:]
-    for t in range(steps):
-        h = seq.dropped(packed[t])
-        x_part, g = projection[t], gates[t]
+    kernels = None
+    if reset_after and (activation, recurrent_activation) == ("tanh", "sigmoid"):
+        kernels = backend.gru_cell_kernels(seq.dtype)
+    blocks = _row_blocks(backend, kernels, gates)
+
+    def step_forward(t, rows, h):
+        """Gates, memory and the new state of step ``t`` for the batch rows ``rows``."""
+        x_part, g, m, h_new = projection[t, rows], gates[t, rows], memory[t, rows], \
+            packed[t + 1, rows]
         if reset_after:
             recurrent = h @ u_data
-            if recurrent_bias is not None:
-                recurrent += recurrent_bias
+            if kernels is not None:
+                kernels[0](x_part, recurrent, recurrent_bias, h, g, m, h_new)
+                return
+            recurrent += recurrent_bias
             numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
             _activate(recurrent_activation, g[:, :2 * u])
-            memory[t] = recurrent[:, 2 * u:]
-            numpy_like.multiply(g[:, u:2 * u], memory[t], out=g[:, 2 * u:])
+            m[...] = recurrent[:, 2 * u:]
+            numpy_like.multiply(g[:, u:2 * u], m, out=g[:, 2 * u:])
         else:
             numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
             _activate(recurrent_activation, g[:, :2 * u])
-            numpy_like.multiply(g[:, u:2 * u], h, out=memory[t])
-            g[:, 2 * u:] = memory[t] @ u_h
+            numpy_like.multiply(g[:, u:2 * u], h, out=m)
+            g[:, 2 * u:] = m @ u_h
         g[:, 2 * u:] += x_part[:, 2 * u:]
         candidate = _activate(activation, g[:, 2 * u:])
-        h_new = h - candidate
+        numpy_like.subtract(h, candidate, out=h_new)
         h_new *= g[:, :u]
         h_new += candidate
-        packed[t + 1] = h_new
-        seq.keep_old(t, packed[t + 1], packed[t])
+
+    def forward_rows(rows):
+        for t in range(steps):
+            step_forward(t, rows, seq.dropped(packed[t, rows], rows))
+            seq.keep_old(t, packed[t + 1, rows], packed[t, rows], rows)
+
+    backend.run_blocks(forward_rows, blocks)
 
     def backward(g_packed, needs):
         d_input = numpy_like.empty_like(gates)          # d(pre-activations), input side
         d_recurrent = numpy_like.empty_like(gates) if reset_after else None
         u_t, u_zr_t, u_h_t = u_data.T, u_zr.T, u_h.T
         dh = numpy_like.zeros((batch, u), dtype=g_packed.dtype)
-        for t in range(steps - 1, -1, -1):
-            dh = dh + g_packed[t + 1]
-            dh_new, dh_carry = seq.split_upstream(t, dh)
-            h = seq.dropped(packed[t])
-            g, dg = gates[t], d_input[t]
+
+        def step_backward(t, rows, dh_new, h):
+            """The gradient reaching the state before step ``t`` from ``dh_new``, the one
+            reaching its output; writes the step's pre-activation gradients."""
+            g, dg = gates[t, rows], d_input[t, rows]
+            if kernels is not None:
+                d_rec, direct = d_recurrent[t, rows], numpy_like.empty_like(dh_new)
+                kernels[1](dh_new, h, g, memory[t, rows], dg, d_rec, direct)
+                previous = d_rec @ u_t
+                previous += direct
+                return previous
             z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
             d_cand = dg[:, 2 * u:]
             numpy_like.multiply(dh_new, 1 - z, out=d_cand)
@@ -477,23 +508,34 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
             numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
             _scale_by_derivative(recurrent_activation, dg[:, :u], z)
             if reset_after:
-                numpy_like.multiply(d_cand, memory[t], out=dg[:, u:2 * u])
+                numpy_like.multiply(d_cand, memory[t, rows], out=dg[:, u:2 * u])
                 _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                d_rec = d_recurrent[t]
+                d_rec = d_recurrent[t, rows]
                 d_rec[:, :2 * u] = dg[:, :2 * u]
                 numpy_like.multiply(d_cand, r, out=d_rec[:, 2 * u:])
-                dh = d_rec @ u_t
+                previous = d_rec @ u_t
             else:
                 d_reset_h = d_cand @ u_h_t
                 numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
                 _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
-                dh = dg[:, :2 * u] @ u_zr_t
-                dh += d_reset_h * r
-            dh += dh_new * z
-            if seq.dropout is not None:
-                dh *= seq.dropout
-            if dh_carry is not None:
-                dh += dh_carry
+                previous = dg[:, :2 * u] @ u_zr_t
+                previous += d_reset_h * r
+            previous += dh_new * z
+            return previous
+
+        def backward_rows(rows):
+            dh_rows = dh[rows]
+            for t in range(steps - 1, -1, -1):
+                dh_rows += g_packed[t + 1, rows]
+                dh_new, dh_carry = seq.split_upstream(t, dh_rows, rows)
+                dh_rows[...] = step_backward(t, rows, dh_new,
+                                             seq.dropped(packed[t, rows], rows))
+                if seq.dropout is not None:
+                    dh_rows *= seq.dropout[rows]
+                if dh_carry is not None:
+                    dh_rows += dh_carry
+
+        backend.run_blocks(backward_rows, blocks)
         grad_x = seq.input_gradient(d_input, data_of(kernel)) if needs[0] else None
         grad_w = seq.kernel_gradient(d_input) if needs[1] else None
         flat_input = d_input.reshape(-1, 3 * u)

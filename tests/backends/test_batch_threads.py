@@ -1,6 +1,6 @@
-"""Row blocks on threads (``backends/batch_threads.py``): convolution, pooling and the LSTM
-give the same values and gradients split into blocks as in one piece; errors, ordering, nesting
-and forks are handled."""
+"""Row blocks on threads (``backends/batch_threads.py``): convolution, pooling, the LSTM and
+the GRU give the same values and gradients split into blocks as in one piece; errors,
+ordering, nesting and forks are handled."""
 
 import multiprocessing
 import threading
@@ -105,23 +105,29 @@ def test_pooling_in_blocks_equals_one_piece(case, force_blocks):
     np.testing.assert_allclose(grad.numpy(), whole[1], rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("activations", [("tanh", "sigmoid"), ("relu", "hard_sigmoid")])
-def test_lstm_in_blocks_equals_one_piece(activations, force_blocks):
-    """Row blocks of the LSTM's time loops (compiled cell or array calls), with a mask,
-    recurrent dropout and initial states."""
+RECURRENT_CASES = {"lstm": (ops.lstm, 4, (16,), 2),   # op, gates, bias shape, states
+                   "gru": (ops.gru, 3, (2, 12), 1)}
+
+
+@pytest.mark.parametrize("case", list(RECURRENT_CASES))
+def test_recurrent_ops_in_blocks_equal_one_piece(case, force_blocks):
+    """Row blocks of the time loops (they run in blocks with the compiled cells), with a
+    mask, recurrent dropout and initial states."""
+    pytest.importorskip("numba")
+    op, gates, bias_shape, states = RECURRENT_CASES[case]
     batch, steps, features, units = 7, 5, 3, 4
     arrays = [RNG.standard_normal(shape).astype("float32") * 0.5 for shape in (
-        (batch, steps, features), (features, 4 * units), (units, 4 * units), (4 * units,),
-        (batch, units), (batch, units))]
+        (batch, steps, features), (features, gates * units), (units, gates * units),
+        bias_shape)] + [RNG.standard_normal((batch, units)).astype("float32")
+                        for _ in range(states)]
     options = dict(mask=RNG.uniform(size=(batch, steps)) > 0.3,
-                   recurrent_dropout_mask=(RNG.uniform(size=(batch, units)) > 0.4) * 1.5,
-                   activation=activations[0], recurrent_activation=activations[1])
+                   recurrent_dropout_mask=(RNG.uniform(size=(batch, units)) > 0.4) * 1.5)
 
-    def lstm(*tensors):
+    def sequence_op(*tensors):
         return ops.concatenate([ops.reshape(out, (batch, -1))
-                                for out in ops.lstm(*tensors, **options)], axis=1)
+                                for out in op(*tensors, **options)], axis=1)
 
-    assert_blocks_equal_one_piece(lstm, arrays, force_blocks, atol=1e-6)
+    assert_blocks_equal_one_piece(sequence_op, arrays, force_blocks, atol=1e-6)
 
 
 def test_blocks_cover_the_batch_and_respect_the_minimum(three_blocks, monkeypatch):

@@ -1,6 +1,7 @@
-"""The NumPy engine's compiled LSTM cell (``backends/compiled_cells.py``): the kernels
-against the LSTM equations written in NumPy, the float32 ``tanh`` against float64, the LSTM
-op with the kernels against the op with array calls, and the switches that turn them off."""
+"""The NumPy engine's compiled LSTM and GRU cells (``backends/compiled_cells.py``): the
+kernels against the equations written in NumPy, the float32 ``tanh`` against float64, the
+ops with the kernels against the ops with array calls, and the switches that turn them
+off."""
 
 import os
 import subprocess
@@ -81,33 +82,74 @@ def test_float32_tanh_is_within_3e7_and_never_leaves_the_unit_interval():
     np.testing.assert_array_equal(g[x == 0.0], 0.0)
 
 
-def lstm_values_and_gradients(arrays, options):
+def values_and_gradients(op, arrays, options):
     tensors = [Tensor(a, requires_grad=True) for a in arrays]
-    outputs = ops.lstm(*tensors, **options)
+    outputs = op(*tensors, **options)
     loss = sum(ops.sum(out * np.float32(k + 1)) for k, out in enumerate(outputs))
     return [out.numpy() for out in outputs] + \
         [g.numpy() for g in lamina.grad(loss, tensors)]
 
 
+# op, gates, bias shape, initial states, the engine method that gives its kernels
+CELLS = {"lstm": (ops.lstm, 4, lambda u: (4 * u,), 2, "lstm_cell_kernels"),
+         "gru": (ops.gru, 3, lambda u: (2, 3 * u), 1, "gru_cell_kernels")}
+
+
+@pytest.mark.parametrize("cell", list(CELLS))
 @pytest.mark.parametrize("options", [
     {},
     dict(go_backwards=True),
     dict(mask=np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1], [0, 1, 1, 1, 1]], dtype=bool),
          recurrent_dropout_mask=np.float32(2.0) * (RNG.uniform(size=(3, 4)) > 0.5)),
 ], ids=["plain", "go_backwards", "mask_dropout"])
-def test_lstm_op_with_compiled_cell_equals_array_calls(options, monkeypatch):
+def test_op_with_compiled_cell_equals_array_calls(cell, options, monkeypatch):
+    op, gates, bias_shape, states, kernels_method = CELLS[cell]
     batch, steps, features, units = 3, 5, 6, 4
     arrays = [RNG.standard_normal(shape).astype("float32") * 0.6 for shape in (
-        (batch, steps, features), (features, 4 * units), (units, 4 * units), (4 * units,),
-        (batch, units), (batch, units))]
+        (batch, steps, features), (features, gates * units), (units, gates * units),
+        bias_shape(units))] + [RNG.standard_normal((batch, units)).astype("float32")
+                               for _ in range(states)]
     with use_backend("numpy"):
-        compiled = lstm_values_and_gradients(arrays, options)
-        monkeypatch.setattr(numpy_backend.NumpyBackend, "lstm_cell_kernels",
+        compiled = values_and_gradients(op, arrays, options)
+        monkeypatch.setattr(numpy_backend.NumpyBackend, kernels_method,
                             lambda self, dtype: None)
-        array_calls = lstm_values_and_gradients(arrays, options)
+        array_calls = values_and_gradients(op, arrays, options)
     for got, want in zip(compiled, array_calls):
         assert got.dtype == np.float32
-        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gru_kernels_match_the_gru_equations(dtype):
+    batch, u = 5, 7
+    x_part, recurrent = (RNG.standard_normal((batch, 3 * u)) for _ in range(2))
+    recurrent_bias, h = RNG.standard_normal(3 * u), RNG.standard_normal((batch, u))
+    pre = x_part + recurrent + recurrent_bias
+    z, r = sigmoid(pre[:, :u]), sigmoid(pre[:, u:2 * u])
+    memory = recurrent[:, 2 * u:] + recurrent_bias[2 * u:]
+    candidate = np.tanh(x_part[:, 2 * u:] + r * memory)
+    arrays = [a.astype(dtype) for a in (x_part, recurrent, recurrent_bias, h)]
+    gates, got_memory, h_new = (np.empty(shape, dtype) for shape in
+                                ((batch, 3 * u), (batch, u), (batch, u)))
+    compiled_cells.gru_cell_forward(*arrays, gates, got_memory, h_new)
+    for got, want in ((gates, np.concatenate([z, r, candidate], axis=1)),
+                      (got_memory, memory), (h_new, z * h + (1 - z) * candidate)):
+        np.testing.assert_allclose(got, want, **TOLERANCE[dtype])
+
+    d_h = RNG.standard_normal((batch, u))
+    d_candidate = d_h * (1 - z) * (1 - candidate ** 2)
+    d_z = d_h * (h - candidate) * z * (1 - z)
+    d_r = d_candidate * memory * r * (1 - r)
+    d_input, d_recurrent = np.empty((batch, 3 * u), dtype), np.empty((batch, 3 * u), dtype)
+    d_direct = np.empty((batch, u), dtype)
+    compiled_cells.gru_cell_backward(d_h.astype(dtype), arrays[3], gates, got_memory,
+                                     d_input, d_recurrent, d_direct)
+    tolerance = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else TOLERANCE[dtype]
+    np.testing.assert_allclose(d_input, np.concatenate([d_z, d_r, d_candidate], axis=1),
+                               **tolerance)
+    np.testing.assert_allclose(d_recurrent,
+                               np.concatenate([d_z, d_r, d_candidate * r], axis=1), **tolerance)
+    np.testing.assert_allclose(d_direct, d_h * z, **tolerance)
 
 
 def run_python(code, **environment):
