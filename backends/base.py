@@ -146,7 +146,7 @@ class Backend(abc.ABC):
         so ``work`` must only write to its own rows."""
         return [work(rows) for rows in blocks]
 
-    # ------------------------------------------------------------ LSTM cell
+    # ------------------------------------------------------- recurrent cells
     def lstm_cell_kernels(self, dtype):
         """Compiled kernels ``(forward, backward)`` for one LSTM step with the activations
         tanh and sigmoid on arrays of ``dtype``, or None: then the op computes the step
@@ -171,8 +171,8 @@ class Backend(abc.ABC):
         ``dtype``, or None: then the op computes the step with array calls.
 
         ``forward(x_part, recurrent, recurrent_bias, h, gates, memory, h_new)``: the
-        step's input projection and ``h @ U`` (batch, 3u), the recurrent bias (3u,) and the
-        (dropout-scaled) state ``h`` (batch, u). Writes ``[z | r | h~]`` into ``gates``,
+        step's input projection ``x W + b[0]`` and ``h @ U`` (batch, 3u), the recurrent bias
+        ``b[1]`` (3u,) and the (dropout-scaled) state ``h`` (batch, u). Writes ``[z | r | h~]`` into ``gates``,
         ``h U_h + b'_h`` into ``memory`` (batch, u) and ``z * h + (1 - z) * h~`` into
         ``h_new``.
 

@@ -149,7 +149,7 @@ class NumpyBackend(Backend):
     def run_blocks(self, work, blocks):
         return batch_threads.run(work, blocks)
 
-    # ------------------------------------------------------------ LSTM cell
+    # ------------------------------------------------------- recurrent cells
     def lstm_cell_kernels(self, dtype):
         """Numba-compiled kernels (see :mod:`lamina.backends.compiled_cells`) for float32
         and float64; None for other dtypes, without Numba or with ``LAMINA_JIT=0``."""

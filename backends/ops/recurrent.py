@@ -2,14 +2,15 @@
 hand-written backward (backpropagation through time).
 
 Forward: the GRU and the simple RNN project every step's input in one GEMM before the loop;
-the LSTM stacks ``[h_t | x_t]`` so each step is one GEMM with ``[U; W]`` and, for the
-default activations, one call of the engine's compiled cell. Each step does its GEMM and the
-gate math in place on preallocated storage. Backward mirrors the loop, keeping only the
-per-step recurrent GEMM inside it; the gradients of the input, the kernel, the recurrent
-kernel and the bias are each one big GEMM (or sum) over all steps after the loop. The batch
-rows of the LSTM's loops run in row blocks (on threads, on the NumPy engine). The LSTM
-computes in its own gate order ``[i | f | o | c]`` (see :class:`_LstmGates`); its arguments
-and gradients stay in Keras' order.
+the LSTM stacks ``[h_t | x_t]`` so each step is one GEMM with ``[U; W]``. With the default
+activations (and, for the GRU, ``reset_after``) a step's gate math is one call of the
+engine's compiled cell when it has one; otherwise it runs in place on preallocated storage
+as array calls. Backward mirrors the loop, keeping only the per-step recurrent GEMM inside
+it; the gradients of the input, the kernel, the recurrent kernel and the bias are each one
+big GEMM (or sum) over all steps after the loop. With the compiled cells the batch rows of
+the LSTM's and the GRU's loops run in row blocks (on threads, on the NumPy engine). The
+LSTM computes in its own gate order ``[i | f | o | c]`` (see :class:`_LstmGates`); its
+arguments and gradients stay in Keras' order.
 
 Conventions (Keras'): inputs are ``(batch, time, features)``; gate column blocks are
 ``[i | f | c | o]`` for the LSTM and ``[z | r | h]`` for the GRU; a boolean ``mask`` of shape
@@ -331,8 +332,9 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     recurrent_dropout_mask (B, u) or None (scales ``h`` before the recurrent GEMM).
     Returns (sequence (B, T, u), final_h (B, u), final_c (B, u)).
 
-    The batch rows are independent, so the engine may run row blocks of the whole time
-    loop side by side (:meth:`~lamina.backends.Backend.run_blocks`).
+    The batch rows are independent, so when a step is the engine's compiled cell the
+    engine may run row blocks of the whole time loop side by side
+    (:meth:`~lamina.backends.Backend.run_blocks`).
     """
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
@@ -426,7 +428,8 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
     ``h' = z * h + (1 - z) * h~``. Shapes otherwise as :func:`lstm`; returns
     (sequence (B, T, u), final_h (B, u)). With ``reset_after`` and the default activations
     a step's gate arithmetic is the engine's compiled cell when it has one
-    (:meth:`~lamina.backends.Backend.gru_cell_kernels`); the batch rows run in row blocks.
+    (:meth:`~lamina.backends.Backend.gru_cell_kernels`); then the batch rows run in row
+    blocks.
     """
     check_activation(activation)
     check_activation(recurrent_activation, "recurrent_activation")
