@@ -253,6 +253,14 @@ class NumpyBackend(Backend):
 
     def adam_update(self, variable, gradient, m, v, learning_rate, beta_1, beta_2,
                     epsilon, step, v_hat=None, weight_decay=0.0):
+        alpha = learning_rate * (1.0 - beta_2 ** step) ** 0.5 / (1.0 - beta_1 ** step)
+        compiled_step = self._compiled("compiled_optimizers", variable.dtype)
+        arrays = (variable, gradient, m, v) + (() if v_hat is None else (v_hat,))
+        if compiled_step is not None and all(
+                a.dtype == variable.dtype and a.flags.c_contiguous for a in arrays):
+            compiled_step.adam_update(variable, gradient, m, v, alpha, beta_1, beta_2,
+                                      epsilon, 1.0 - learning_rate * weight_decay, v_hat)
+            return
         xp = self.xp
         if weight_decay:
             variable *= 1.0 - learning_rate * weight_decay
@@ -269,7 +277,6 @@ class NumpyBackend(Backend):
         if v_hat is not None:
             xp.maximum(v_hat, v, out=v_hat)
             denominator_source = v_hat
-        alpha = learning_rate * (1.0 - beta_2 ** step) ** 0.5 / (1.0 - beta_1 ** step)
         xp.sqrt(denominator_source, out=scratch)
         scratch += epsilon
         xp.divide(m, scratch, out=scratch)
@@ -314,8 +321,9 @@ COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 
 
 def compiled(name):
-    """The module of Numba-compiled kernels ``name`` (``"compiled_cells"`` or
-    ``"compiled_pooling"`` in :mod:`lamina.backends`), imported on first use; None when
+    """The module of Numba-compiled kernels ``name`` (``"compiled_cells"``,
+    ``"compiled_pooling"`` or ``"compiled_optimizers"`` in :mod:`lamina.backends`), imported
+    on first use; None when
     ``LAMINA_JIT=0`` is set or the import fails (Numba missing: silently; any other error,
     such as no writable cache directory: with a warning)."""
     with _COMPILED_LOCK:
