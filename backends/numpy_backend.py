@@ -323,9 +323,8 @@ COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 def compiled(name):
     """The module of Numba-compiled kernels ``name`` (``"compiled_cells"``,
     ``"compiled_pooling"`` or ``"compiled_optimizers"`` in :mod:`lamina.backends`), imported
-    on first use; None when
-    ``LAMINA_JIT=0`` is set or the import fails (Numba missing: silently; any other error,
-    such as no writable cache directory: with a warning)."""
+    on first use; None when ``LAMINA_JIT=0`` is set or the import fails (Numba missing:
+    silently; any other error, such as no writable cache directory: with a warning)."""
     with _COMPILED_LOCK:
         if name not in _COMPILED:
             _COMPILED[name] = _import_compiled(name)
