@@ -23,6 +23,7 @@ def adam_update(variable, gradient, m, v, alpha, beta_1, beta_2, epsilon, keep, 
     bias-corrected step size, ``keep = 1 - learning_rate * weight_decay`` (1 without
     decay), ``v_hat`` the AMSGrad slot or None."""
     scalar = variable.dtype.type
+    # Without AMSGrad the kernel's v_hat argument is a stand-in it never touches.
     _adam(variable.reshape(-1), gradient.reshape(-1), m.reshape(-1), v.reshape(-1),
           scalar(alpha), scalar(beta_1), scalar(beta_2), scalar(epsilon), scalar(keep),
           v.reshape(-1) if v_hat is None else v_hat.reshape(-1), v_hat is not None)
