@@ -96,7 +96,8 @@ class Backend(abc.ABC):
 
         Shapes: logits and targets (n, classes). Returns (losses (n,), probabilities);
         the gradient with respect to the logits is
-        ``probabilities * sum(targets) - targets`` per row.
+        ``probabilities * sum(targets) - targets`` per row. A class whose target is 0
+        contributes 0 even when its logit is ``-inf`` (a masked class).
         """
 
     # ------------------------------------------------------------- convolution

@@ -113,9 +113,14 @@ class NumpyBackend(Backend):
         return losses, probabilities
 
     def softmax_cross_entropy(self, logits, targets):
+        xp = self.xp
         log_probabilities = self.log_softmax(logits, axis=-1)
+        probabilities = xp.exp(log_probabilities)
+        # A -inf logit (a masked class) has log-probability -inf: where its target is 0 it
+        # contributes 0 (0 * -inf would be NaN), as in the sparse loss.
+        log_probabilities = xp.where(targets == 0, 0, log_probabilities)
         losses = -(targets * log_probabilities).sum(axis=-1)
-        return losses, self.xp.exp(log_probabilities)
+        return losses, probabilities
 
     # ------------------------------------------------------------- convolution
     def conv_forward(self, x, kernel, strides, padding, dilation_rate, groups=1, out=None):

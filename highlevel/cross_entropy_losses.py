@@ -7,7 +7,7 @@ one fused op with its own backward (the ops live in :mod:`lamina.backends.ops.lo
 
 from ..backends import ops
 from ..backends.ops.losses import (binary_crossentropy_elementwise,
-                                   categorical_crossentropy_from_probs,
+                                   categorical_crossentropy_from_probs, integer_labels,
                                    sparse_categorical_crossentropy_from_probs)
 from .loss_utils import _as_pred, _as_true, _cast, _data, _move_to_last, _prepare
 
@@ -18,8 +18,7 @@ def _sparse_labels(y_true, y_pred):
     labels = _data(y_true)
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
-    if labels.dtype.kind != "i":
-        labels = labels.astype("int64")
+    labels = integer_labels(labels)
     if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
         raise ValueError(
             "Arguments `target` and `output` must have the same shape up until the last "

@@ -22,11 +22,17 @@ def _standardize_reduction(reduction):
 def _align_weights(weights, values):
     """Keras' rank alignment of ``sample_weight`` to the losses, then trailing axes added
     so that a per-sample weight broadcasts over per-timestep losses."""
+    received = tuple(weights.shape)
     values, weights = squeeze_or_expand_to_same_rank(values, weights)
     if weights.ndim < values.ndim:
         shape = tuple(weights.shape) + (1,) * (values.ndim - weights.ndim)
         weights = ops.reshape(weights, shape) if isinstance(weights, Tensor) else \
             weights.reshape(shape)
+    if weights.ndim > values.ndim or any(w not in (1, v) for w, v in
+                                         zip(weights.shape, values.shape)):
+        raise ValueError(f"sample_weight of shape {received} does not match the losses of "
+                         f"shape {tuple(values.shape)} (one per sample, or per sample and "
+                         f"timestep)")
     return values, weights
 
 

@@ -10,12 +10,35 @@ from .nn import _sigmoid
 EPSILON = 1e-7
 
 
+def integer_labels(labels, xp=None):
+    """Sparse class ``labels`` as int64: floats must hold whole numbers (``2.0``), else a
+    ``ValueError`` shows the first offending value (NaN, inf, ``1.5``) rather than the
+    integer a cast would make of it. ``xp``: the array module of ``labels`` (default the
+    active engine's)."""
+    if labels.dtype.kind in "iu":
+        return labels
+    if labels.dtype.kind == "b":
+        return labels.astype("int64")
+    if labels.dtype.kind != "f":
+        raise TypeError(f"sparse categorical labels must be integers (or floats holding "
+                        f"integers), got an array of dtype {labels.dtype}")
+    xp = xp or state.backend().xp
+    whole = xp.isfinite(labels) & (labels == xp.floor(labels))
+    if not bool(whole.all()):
+        bad = labels.reshape(-1)[int(xp.argmin(whole.reshape(-1)))]
+        raise ValueError(f"sparse categorical labels must be whole class indices, got "
+                         f"{float(bad)}")
+    return labels.astype("int64")
+
+
 def check_sparse_labels(labels, classes):
-    """Raise ``ValueError`` unless every integer label lies in ``[0, classes)``."""
+    """Raise ``ValueError`` unless every integer label lies in ``[0, classes)``; the
+    message shows an offending label and the labels' range."""
     if labels.size and (int(labels.min()) < 0 or int(labels.max()) >= classes):
+        low, high = int(labels.min()), int(labels.max())
         raise ValueError(
             f"sparse categorical labels must lie in [0, {classes}) for {classes} classes, "
-            f"got values from {int(labels.min())} to {int(labels.max())}"
+            f"got {low if low < 0 else high} (labels range from {low} to {high})"
         )
 
 
@@ -50,7 +73,7 @@ def sparse_softmax_cross_entropy(labels, logits):
     backend = state.backend()
     z = data_of(logits)
     classes = z.shape[-1]
-    flat_labels = index_data(labels).reshape(-1).astype("int64", copy=False)
+    flat_labels = integer_labels(index_data(labels).reshape(-1)).astype("int64", copy=False)
     check_sparse_labels(flat_labels, classes)
     flat_logits = z.reshape(-1, classes)
     if flat_labels.shape[0] != flat_logits.shape[0]:
@@ -156,7 +179,7 @@ def sparse_categorical_crossentropy_from_probs(labels, output):
     p = data_of(output)
     classes = p.shape[-1]
     flat_p = p.reshape(-1, classes)
-    flat_labels = labels.reshape(-1)
+    flat_labels = integer_labels(labels.reshape(-1))
     check_sparse_labels(flat_labels, classes)
     rows = xp.arange(flat_labels.shape[0])
     total = flat_p.sum(axis=-1)

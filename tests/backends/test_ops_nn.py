@@ -176,6 +176,29 @@ def test_cross_entropies_agree_on_one_hot_targets(engine):
     np.testing.assert_allclose(sparse, dense, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_entropies_with_masked_logits_are_finite_and_agree(engine, dtype):
+    # A -inf logit masks its class: the dense op must not compute 0 * -inf = NaN.
+    logits = np.array([[1.0, 2.0, -np.inf], [0.5, -np.inf, 0.0]], dtype=dtype)
+    labels = np.array([0, 2])
+    outputs = {}
+    for name, op, targets in [("sparse", ops.sparse_softmax_cross_entropy, labels),
+                              ("dense", ops.softmax_cross_entropy,
+                               np.eye(3, dtype=dtype)[labels])]:
+        z = lamina.Variable(logits)
+        loss = ops.sum(op(targets, z))
+        outputs[name] = (loss.numpy(), lamina.grad(loss, [z])[0].numpy())
+    for loss, gradient in outputs.values():
+        assert np.isfinite(loss) and np.isfinite(gradient).all()
+    nearly_masked = np.where(np.isinf(logits), -1e30, logits)
+    expected = -np.take_along_axis(log_softmax_ref(nearly_masked), labels[:, None],
+                                   axis=-1).sum()
+    np.testing.assert_allclose(outputs["dense"][0], expected, rtol=1e-6)
+    np.testing.assert_allclose(outputs["dense"][0], outputs["sparse"][0], rtol=1e-6)
+    np.testing.assert_allclose(outputs["dense"][1], outputs["sparse"][1], rtol=1e-6, atol=1e-7)
+    assert (outputs["dense"][1][np.isinf(logits)] == 0).all()
+
+
 # ------------------------------------------------------------------ normalization
 def batch_norm_ref(x, gamma=None, beta=None, epsilon=1e-3):
     """Plain-NumPy training-mode batch norm over all but the last axis."""

@@ -294,6 +294,53 @@ def test_from_logits_is_stable_for_huge_logits():
                                [5e3], rtol=1e-6)
 
 
+def test_categorical_from_logits_with_masked_class_matches_sparse():
+    # a -inf logit masks a class; with a zero target it is finite, as in the sparse loss
+    logits = np.array([[2.0, -np.inf, 0.5], [-np.inf, 1.0, 3.0]], dtype="float32")
+    labels = np.array([0, 2])
+    dense_loss = losses.CategoricalCrossentropy(from_logits=True)
+    sparse_loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    results = []
+    for loss, target in ((dense_loss, np.eye(3, dtype="float32")[labels]),
+                         (sparse_loss, labels)):
+        tensor = lamina.Tensor(logits, requires_grad=True)
+        result = loss(target, tensor)
+        results.append((value(result), lamina.grad(result, [tensor])[0].numpy()))
+    (dense, dense_grad), (sparse, sparse_grad) = results
+    assert np.isfinite(dense) and np.isfinite(dense_grad).all()
+    np.testing.assert_allclose(dense, sparse, rtol=1e-6)
+    np.testing.assert_allclose(dense_grad, sparse_grad, rtol=1e-6, atol=1e-7)
+    # label smoothing puts weight on the masked class: its loss is infinite, not NaN
+    smoothed = losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)
+    assert value(smoothed(np.eye(3)[labels], logits)) == np.inf
+
+
+@pytest.mark.parametrize("bad, shown", [(np.nan, "nan"), (np.inf, "inf"), (1.5, "1.5")])
+@pytest.mark.parametrize("from_logits", [False, True])
+def test_sparse_labels_that_are_not_class_indices_are_reported(bad, shown, from_logits):
+    labels = np.array([0.0, 2.0, bad, 1.0])
+    loss = losses.SparseCategoricalCrossentropy(from_logits=from_logits)
+    with pytest.raises(ValueError, match=rf"labels must be whole class indices, got {shown}$"):
+        loss(labels, RNG.uniform(0.1, 1, (4, 3)))
+
+
+def test_out_of_range_sparse_label_is_reported():
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    with pytest.raises(ValueError, match=r"\[0, 3\) for 3 classes, got 5 \(labels range from "
+                                         r"0 to 5\)"):
+        loss(np.array([0, 5, 1]), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"got -2 \(labels range from -2 to 1\)"):
+        loss(np.array([0, -2, 1]), np.zeros((3, 3)))
+
+
+def test_mismatched_sample_weight_is_an_error_not_a_broadcast():
+    loss = losses.MeanSquaredError()
+    t, p = np.ones((3, 4)), np.zeros((3, 4))
+    with pytest.raises(ValueError, match=r"sample_weight of shape \(3, 3\) does not match the "
+                                         r"losses of shape \(3,\)"):
+        loss(t, p, sample_weight=np.ones((3, 3)))   # would broadcast to (3, 3) silently
+
+
 def test_probabilities_at_zero_and_one_are_clipped():
     result = losses.BinaryCrossentropy()(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
     np.testing.assert_allclose(float(result), -np.log(EPS), rtol=1e-5)
