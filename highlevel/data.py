@@ -5,16 +5,33 @@ engine once, validated once, and gathered per step into reused buffers. Python g
 and ``Sequence``-like objects (``__len__`` + ``__getitem__``) yield batches directly.
 """
 
+import sys
+
 import numpy as np
 
 from ..backends import state
 from ..backends.autodiff import Tensor
+from ..backends.ops.losses import integer_labels
+
+
+def is_pandas(value):
+    """True for a pandas ``DataFrame`` or ``Series`` (pandas is never imported for this:
+    an object can only be one if the user's program has imported pandas already)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series))
+
+
+def from_pandas(value):
+    """A pandas ``DataFrame``/``Series`` as its NumPy array (``to_numpy()``: rows are
+    samples, the index is dropped); any other value unchanged. The one conversion the
+    training loop and the scikit-learn wrappers share."""
+    return value.to_numpy() if is_pandas(value) else value
 
 
 def _to_numpy(value, name):
     if isinstance(value, Tensor):
         return value.numpy()
-    array = np.asarray(value)
+    array = np.asarray(from_pandas(value))
     if array.dtype.kind not in "fiub":
         raise TypeError(f"{name} must be numeric, got an array of dtype {array.dtype}")
     return array
@@ -49,12 +66,19 @@ class ArrayData:
     Args:
         x: list of input arrays (already matched to the model inputs).
         y: list of target arrays or None.
-        sample_weight: array (n,) or None.
+        sample_weight: array (n,) or (n, timesteps), or None.
         input_dtypes: dtype per input (floating inputs are cast once to it).
         target_dtype: dtype that floating targets are cast to.
+        source: what the arrays were passed as, for error messages (``"x"``,
+            ``"validation_data"``).
+
+    Raises:
+        ValueError: no samples, inputs/targets/weights of different lengths, or
+            ``sample_weight`` of a shape that does not match ``y``.
     """
 
-    def __init__(self, x, y=None, sample_weight=None, input_dtypes=None, target_dtype=None):
+    def __init__(self, x, y=None, sample_weight=None, input_dtypes=None, target_dtype=None,
+                 source="x"):
         backend = state.backend()
         xs = [_to_numpy(v, "x") for v in x]
         ys = None if y is None else [_to_numpy(v, "y") for v in y]
@@ -63,6 +87,9 @@ class ArrayData:
             raise ValueError(f"all inputs must have the same number of samples, got "
                              f"{sorted(lengths)}")
         self.size = lengths.pop()
+        if self.size == 0:
+            raise ValueError(f"{source} has 0 samples (an array of shape "
+                             f"{tuple(xs[0].shape)}): at least one sample is needed")
         if ys is not None:
             for position, target in enumerate(ys):
                 if len(target) != self.size:
@@ -70,10 +97,9 @@ class ArrayData:
                                      f"{self.size}, y{'' if len(ys) == 1 else f'[{position}]'} "
                                      f"has {len(target)}")
         if sample_weight is not None:
-            sample_weight = _to_numpy(sample_weight, "sample_weight").astype(state.floatx())
-            if sample_weight.shape[0] != self.size:
-                raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries for "
-                                 f"{self.size} samples")
+            sample_weight = _checked_sample_weight(
+                _to_numpy(sample_weight, "sample_weight").astype(state.floatx()),
+                self.size, ys)
         dtypes = input_dtypes or [state.floatx()] * len(xs)
         self.x = [backend.asarray(a.astype(d, copy=False) if a.dtype.kind == "f" or d.startswith("float")
                                   else a) for a, d in zip(xs, dtypes)]
@@ -133,16 +159,39 @@ class ArrayData:
         return buffer
 
 
+def _checked_sample_weight(weights, size, targets):
+    """``weights`` (one per sample, or per sample and timestep) checked against the number
+    of samples and every target array; a trailing axis of length 1 is dropped."""
+    received = tuple(weights.shape)
+    if weights.ndim == 0:
+        raise ValueError(f"sample_weight must hold one weight per sample, shape ({size},); "
+                         f"got a scalar")
+    if weights.shape[0] != size:
+        raise ValueError(f"sample_weight has {weights.shape[0]} entries for {size} samples")
+    if weights.ndim > 1 and weights.shape[-1] == 1:
+        weights = weights.reshape(weights.shape[:-1])
+    for target in targets or ():
+        if tuple(weights.shape) != tuple(target.shape[:weights.ndim]):
+            raise ValueError(f"sample_weight of shape {received} does not match y of shape "
+                             f"{tuple(target.shape)}: it must have shape ({size},) or the "
+                             f"leading shape of y (e.g. (samples, timesteps))")
+    return weights
+
+
+def _is_array_like(value):
+    return isinstance(value, (np.ndarray, list, tuple, dict, Tensor)) or is_pandas(value)
+
+
 def is_sequence_like(value):
     """True for Keras ``Sequence``/``PyDataset``-like objects (len + indexing)."""
-    return hasattr(value, "__len__") and hasattr(value, "__getitem__") and not isinstance(
-        value, (np.ndarray, list, tuple, dict, Tensor))
+    return hasattr(value, "__len__") and hasattr(value, "__getitem__") and not \
+        _is_array_like(value)
 
 
 def is_generator_like(value):
     """True for iterators/generators yielding batches."""
-    return hasattr(value, "__next__") or (hasattr(value, "__iter__") and not isinstance(
-        value, (np.ndarray, list, tuple, dict, Tensor)) and not is_sequence_like(value))
+    return hasattr(value, "__next__") or (hasattr(value, "__iter__") and not
+                                          _is_array_like(value) and not is_sequence_like(value))
 
 
 def unpack_batch(batch):
@@ -164,12 +213,12 @@ def class_weight_to_sample_weight(y, class_weight):
     labels = np.asarray(state.backend().to_numpy(y))
     if labels.ndim > 1 and labels.shape[-1] > 1:
         labels = labels.argmax(axis=-1)
-    labels = labels.reshape(len(labels), -1)[:, 0].astype(int) if labels.ndim > 1 \
-        else labels.astype(int)
+    labels = integer_labels(labels.reshape(len(labels), -1)[:, 0] if labels.ndim > 1
+                            else labels, xp=np)
     unknown = sorted(set(np.unique(labels).tolist()) - set(class_weight))
     if unknown:
         raise ValueError(f"class_weight has no entry for classes {unknown}")
-    table = np.zeros(max(max(class_weight), labels.max()) + 1, dtype=state.floatx())
+    table = np.zeros(max(max(class_weight), labels.max(initial=0)) + 1, dtype=state.floatx())
     for label, weight in class_weight.items():
         table[label] = weight
     return table[labels]

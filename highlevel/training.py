@@ -20,6 +20,7 @@ from . import optimizers as optimizers_module
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data import (ArrayData, class_weight_to_sample_weight, is_generator_like,
                    is_sequence_like, structure_to_list, unpack_batch)
+from .training_arguments import check_count, check_fit_arguments, check_verbose
 
 
 class NotCompiledError(ValueError, RuntimeError):
@@ -164,7 +165,7 @@ class Trainer:
             return None
         return [t.dtype for t in graph.flat_inputs]
 
-    def _adapt_arrays(self, x, y, sample_weight, class_weight=None):
+    def _adapt_arrays(self, x, y, sample_weight, class_weight=None, source="x"):
         names = self.input_names or ["input"]
         xs = structure_to_list(x, names, "x")
         ys = structure_to_list(y, self._output_names_for_compile(), "y")
@@ -173,7 +174,7 @@ class Trainer:
                 raise ValueError("class_weight needs a single-output model and y")
             cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
             sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
-        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype)
+        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype, source)
         self._check_data_shapes(data.x)
         return data
 
@@ -220,15 +221,17 @@ class Trainer:
                 return
             yield unpack_batch(batch)
 
-    def _prepare(self, x, y, sample_weight, class_weight=None):
+    def _prepare(self, x, y, sample_weight, class_weight=None, source="x"):
         if is_sequence_like(x) or is_generator_like(x):
             if y is not None:
                 raise ValueError("y must be None when x is a generator or Sequence "
                                  "(it yields (x, y) batches)")
+            if is_sequence_like(x) and len(x) == 0:
+                raise ValueError(f"{source} is a Sequence of length 0: it yields no batches")
             return x
         if x is None:
             raise ValueError("x is required")
-        return self._adapt_arrays(x, y, sample_weight, class_weight)
+        return self._adapt_arrays(x, y, sample_weight, class_weight, source)
 
     # ------------------------------------------------------------------ fit
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
@@ -238,12 +241,22 @@ class Trainer:
         """Train for ``epochs`` epochs; returns a ``History`` (keys as Keras: ``loss``,
         ``accuracy``, ``val_loss``, ...).
 
+        ``x``, ``y``, ``sample_weight`` and ``validation_data`` may be NumPy arrays, pandas
+        DataFrames/Series, lists/dicts of them, or (``x`` alone) a generator or
+        ``Sequence``. ``validation_freq`` is an integer (every n-th epoch) or a list of
+        1-based epochs. Bad arguments (a non-positive ``batch_size``, a non-integer
+        ``epochs``, ``verbose`` outside {0, 1, 2, "auto"}, no samples, a ``sample_weight``
+        that does not match ``y``) raise ``ValueError`` before anything is trained.
+
         Example:
             >>> history = model.fit(x, y, batch_size=32, epochs=10, validation_split=0.1)
         """
         self._require_compiled("fit")
-        batch_size = batch_size or 32
-        verbose = 1 if verbose == "auto" else int(verbose)
+        arguments = check_fit_arguments(batch_size, epochs, verbose, initial_epoch,
+                                        steps_per_epoch, validation_steps,
+                                        validation_batch_size, validation_freq)
+        batch_size, epochs, verbose = arguments.batch_size, arguments.epochs, arguments.verbose
+        initial_epoch = arguments.initial_epoch
         data = self._prepare(x, y, sample_weight, class_weight)
         validation = None
         if validation_split and isinstance(data, ArrayData):
@@ -256,8 +269,8 @@ class Trainer:
             validation = validation_data  # yields (x, y) batches itself
         elif validation_data is not None:
             vx, vy, vw = unpack_batch(tuple(validation_data))
-            validation = self._prepare(vx, vy, vw)
-        steps = steps_per_epoch
+            validation = self._prepare(vx, vy, vw, source="validation_data")
+        steps = arguments.steps_per_epoch
         if steps is None and isinstance(data, ArrayData):
             steps = data.num_batches(batch_size)
         elif steps is None and is_sequence_like(data):
@@ -294,10 +307,11 @@ class Trainer:
                     if self.stop_training:
                         break
                 epoch_logs = dict(logs)
-                if validation is not None and (epoch + 1) % validation_freq == 0:
+                if validation is not None and arguments.should_validate(epoch):
                     val_logs = self._evaluate_data(validation,
-                                                   validation_batch_size or batch_size,
-                                                   validation_steps, callback_list=None)
+                                                   arguments.validation_batch_size,
+                                                   arguments.validation_steps,
+                                                   callback_list=None)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
@@ -315,9 +329,10 @@ class Trainer:
         """Loss and metrics on the given data: a scalar (loss only), a list
         ``[loss, metric, ...]``, or a dict with ``return_dict=True``."""
         self._require_compiled("evaluate")
+        verbose = check_verbose(verbose)
+        batch_size = check_count("batch_size", batch_size) or 32
+        steps = check_count("steps", steps)
         data = self._prepare(x, y, sample_weight)
-        verbose = 1 if verbose == "auto" else int(verbose)
-        batch_size = batch_size or 32
         shown_steps = steps
         if shown_steps is None and isinstance(data, ArrayData):
             shown_steps = data.num_batches(batch_size)
@@ -350,6 +365,9 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs as NumPy arrays (a list for several outputs), computed in batches
         with no graph recorded, whatever the engine."""
+        check_verbose(verbose)
+        batch_size = check_count("batch_size", batch_size) or 32
+        steps = check_count("steps", steps)
         if is_sequence_like(x) or is_generator_like(x):
             data = x
         else:
@@ -358,7 +376,7 @@ class Trainer:
             self._check_data_shapes(data.x)
         backend = state.backend()
         collected = None
-        for batch in self._batch_iterator(data, None, None, batch_size or 32, steps):
+        for batch in self._batch_iterator(data, None, None, batch_size, steps):
             outputs = flatten(self.predict_step(batch))
             arrays = [backend.to_numpy(o.data) for o in outputs]
             if collected is None:
