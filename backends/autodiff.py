@@ -14,33 +14,54 @@ Example:
 """
 
 import contextlib
+import threading
 
 import numpy as np
 
 from . import state
 
-_recording = [True]
+
+
+class _Recording(threading.local):
+    """Whether ops record a graph, per thread: ``no_grad`` in one thread (``predict`` on
+    a web server's request thread) leaves recording on in the others (a ``fit``)."""
+
+    on = True
+
+
+_recording = _Recording()
+# How many threads are inside no_grad now. While none is, every thread records and the
+# hot path (``record``) reads this list instead of the slower thread-local flag.
+_threads_not_recording = [0]
+_count_lock = threading.Lock()
 
 
 def is_recording():
-    """True unless inside :func:`no_grad`."""
-    return _recording[0]
+    """True unless the calling thread is inside :func:`no_grad`."""
+    return not _threads_not_recording[0] or _recording.on
 
 
 @contextlib.contextmanager
 def no_grad():
-    """Context manager that turns graph recording off (inference, optimizer updates).
+    """Context manager that turns graph recording off (inference, optimizer updates) in
+    the calling thread; other threads keep recording.
 
     Example:
         >>> with lamina.no_grad():
         ...     y = model(x)   # no graph is kept
     """
-    previous = _recording[0]
-    _recording[0] = False
+    if not _recording.on:  # nested: this thread is counted already
+        yield
+        return
+    with _count_lock:
+        _threads_not_recording[0] += 1
+    _recording.on = False
     try:
         yield
     finally:
-        _recording[0] = previous
+        _recording.on = True
+        with _count_lock:
+            _threads_not_recording[0] -= 1
 
 
 class Node:
@@ -219,7 +240,7 @@ def record(output, inputs, backward, name):
     result.data = output
     result.node = None
     result.requires_grad = False
-    if _recording[0]:
+    if not _threads_not_recording[0] or _recording.on:
         needs = tuple([getattr(item, "requires_grad", False) for item in inputs])
         if True in needs:
             result.requires_grad = True

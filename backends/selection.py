@@ -3,6 +3,7 @@
 import contextlib
 import importlib.util
 import os
+import threading
 
 from . import state
 
@@ -11,6 +12,7 @@ _ENGINES = {
     "cupy": (".cupy_backend", "CupyBackend"),
 }
 _instances = {}
+_instances_lock = threading.RLock()
 
 
 def known_backends():
@@ -36,15 +38,17 @@ def _instance(name):
             f"unknown backend {name!r}; lamina's backends are {list(_ENGINES)} "
             f"(available here: {list(available_backends())})"
         )
-    if name not in _instances:
-        module_name, class_name = _ENGINES[name]
-        module = importlib.import_module(module_name, __package__)
-        _instances[name] = getattr(module, class_name)()
-    return _instances[name]
+    with _instances_lock:  # two threads asking first at once get the same instance
+        if name not in _instances:
+            module_name, class_name = _ENGINES[name]
+            module = importlib.import_module(module_name, __package__)
+            _instances[name] = getattr(module, class_name)()
+        return _instances[name]
 
 
 def set_backend(name):
-    """Make ``name`` (``"numpy"`` or ``"cupy"``) the active engine.
+    """Make ``name`` (``"numpy"`` or ``"cupy"``) the active engine: for every thread when
+    called at top level, for the calling thread only inside :func:`use_backend`.
 
     Raises ``ValueError`` for an unknown name and ``RuntimeError`` naming what is
     missing (CuPy, or a GPU) for ``"cupy"``; never falls back silently.
@@ -59,13 +63,11 @@ def get_backend():
 
 @contextlib.contextmanager
 def use_backend(name):
-    """Context manager running its body with engine ``name``, then restoring the previous."""
-    previous = state.backend()
-    set_backend(name)
-    try:
+    """Context manager running its body with engine ``name``, then restoring the previous.
+
+    The engine is scoped to the calling thread: other threads keep theirs meanwhile."""
+    with state.scoped(backend=_instance(name)):
         yield state.backend()
-    finally:
-        state.set_active_backend(previous)
 
 
 def default_backend():

@@ -1,44 +1,117 @@
-"""Process-wide engine state: the active backend, the default float dtype and the seed.
+"""Engine state: the active backend, the default float dtype, the seed and the generators.
 
-Kept in one tiny module so that the hot paths read it with one attribute lookup.
+Every value has a process-wide default (what ``set_backend``, ``set_floatx`` and
+``set_random_seed`` change at top level, seen by every thread) and may be *scoped* for one
+thread: :func:`scoped` (or :func:`push` / :func:`restore`) sets values that only the calling
+thread sees until the scope ends, as ``use_backend``, the scikit-learn wrappers and ``fit``'s
+per-epoch generator do. So two threads can run different scopes at once (one fits while
+another predicts) without either seeing the other's values.
+
+A setter changes the innermost place holding its value: the calling thread's scope when it
+has one open for that value, else the process-wide default.
+
+Kept in one tiny module so that the hot paths read it with one or two attribute lookups.
 """
+
+import contextlib
+import threading
 
 import numpy as np
 
-_active = {"backend": None, "floatx": "float32", "seed": None, "generator": None,
-           "epoch_key": None}
+_UNSET = object()
+_KEYS = ("backend", "floatx", "seed", "generator", "epoch_key")
+
+_active = {"backend": None, "floatx": "float32", "seed": None, "epoch_key": None}
+# the process-wide generators, one per engine name, so that switching engines keeps each
+# engine's stream where it left off
+_generators_by_engine = {}
+_lock = threading.RLock()
+
+
+class _Overlay(threading.local):
+    """The calling thread's scoped values; ``_UNSET`` means "the process-wide one".
+
+    ``generators`` is the per-engine generator table of a scoped seed (``_UNSET`` while the
+    seed is not scoped); ``generator`` is an explicitly set generator (``fit``'s epoch one).
+    """
+
+    backend = _UNSET
+    floatx = _UNSET
+    seed = _UNSET
+    generators = _UNSET
+    generator = _UNSET
+    epoch_key = _UNSET
+
+
+_overlay = _Overlay()
+
+
+def push(**values):
+    """Scope ``values`` (keys among ``backend``, ``floatx``, ``seed``, ``generator``,
+    ``epoch_key``) to the calling thread; returns the token :func:`restore` takes back.
+
+    A scoped ``seed`` starts fresh generators for this thread (derived from that seed)."""
+    unknown = sorted(set(values) - set(_KEYS))
+    if unknown:
+        raise ValueError(f"state.push: unknown keys {unknown}; expected some of {list(_KEYS)}")
+    if "floatx" in values:
+        values["floatx"] = _checked_floatx(values["floatx"])
+    if "seed" in values:  # fresh generators from the scoped seed, none inherited
+        values = {"generator": _UNSET, **values, "generators": {}}
+    token = {name: getattr(_overlay, name) for name in values}
+    for name, value in values.items():
+        setattr(_overlay, name, value)
+    return token
+
+
+def restore(token):
+    """Undo the :func:`push` that returned ``token`` (scopes nest: restore in reverse)."""
+    for name, value in token.items():
+        setattr(_overlay, name, value)
+
+
+@contextlib.contextmanager
+def scoped(**values):
+    """Context manager running its body with ``values`` scoped to this thread (see
+    :func:`push`); the thread's previous values come back afterwards, also on error."""
+    token = push(**values)
+    try:
+        yield
+    finally:
+        restore(token)
 
 
 def backend():
-    """The active :class:`~lamina.backends.base.Backend` instance."""
-    current = _active["backend"]
-    if current is None:
-        from . import selection
+    """The active :class:`~lamina.backends.base.Backend` instance (this thread's scoped
+    one, else the process-wide one)."""
+    current = _overlay.backend
+    if current is _UNSET:
+        current = _active["backend"]
+        if current is None:
+            from . import selection
 
-        current = selection.default_backend()
-        _active["backend"] = current
+            with _lock:
+                current = _active["backend"]
+                if current is None:
+                    current = _active["backend"] = selection.default_backend()
     return current
 
 
-_generators_by_engine = {}
-
-
 def set_active_backend(instance):
-    """Switch engines, keeping each engine's random generator where it left off."""
-    previous = _active["backend"]
-    if previous is not None:
-        _generators_by_engine[previous.name] = _active["generator"]
-    _active["backend"] = instance
-    _active["generator"] = _generators_by_engine.get(instance.name)
+    """Make ``instance`` the active engine (in this thread's scope when one is open)."""
+    if _overlay.backend is not _UNSET:
+        _overlay.backend = instance
+    else:
+        _active["backend"] = instance
 
 
 def floatx():
     """The default float dtype name, ``"float32"`` unless changed with ``set_floatx``."""
-    return _active["floatx"]
+    current = _overlay.floatx
+    return _active["floatx"] if current is _UNSET else current
 
 
-def set_floatx(dtype):
-    """Set the default float dtype: ``"float16"``, ``"float32"`` or ``"float64"``."""
+def _checked_floatx(dtype):
     allowed = ("float16", "float32", "float64")
     try:
         name = np.dtype(dtype).name
@@ -46,47 +119,86 @@ def set_floatx(dtype):
         name = None
     if name not in allowed:
         raise ValueError(f"floatx must be one of {allowed}, got {dtype!r}")
-    _active["floatx"] = name
+    return name
+
+
+def set_floatx(dtype):
+    """Set the default float dtype: ``"float16"``, ``"float32"`` or ``"float64"``."""
+    name = _checked_floatx(dtype)
+    if _overlay.floatx is not _UNSET:
+        _overlay.floatx = name
+    else:
+        _active["floatx"] = name
 
 
 def seed():
     """The seed given to ``set_random_seed`` (``None`` when never set)."""
-    return _active["seed"]
+    current = _overlay.seed
+    return _active["seed"] if current is _UNSET else current
 
 
 def seed_or_random():
     """The set seed, or one drawn once per process from entropy when none was set."""
-    if _active["seed"] is None:
-        if _active.get("entropy_seed") is None:
-            _active["entropy_seed"] = int(np.random.SeedSequence().entropy % (2**63))
+    current = seed()
+    if current is None:
+        if "entropy_seed" not in _active:
+            _active.setdefault("entropy_seed",
+                               int(np.random.SeedSequence().entropy % (2**63)))
         return _active["entropy_seed"]
-    return _active["seed"]
+    return current
 
 
 def set_seed(value):
-    _active["seed"] = value
-    _active["generator"] = None
-    _generators_by_engine.clear()
+    """Set the seed and start every engine's generator afresh from it."""
+    if _overlay.seed is not _UNSET:
+        _overlay.seed = value
+        _overlay.generators = {}
+    else:
+        with _lock:
+            _active["seed"] = value
+            _generators_by_engine.clear()
 
 
 def set_generator(generator_state):
-    """Replace the global generator (the training loop sets one derived from the epoch)."""
-    _active["generator"] = generator_state
+    """Replace the generator of the active engine (the training loop sets one derived
+    from the epoch, in a scope of its own)."""
+    if _overlay.generator is not _UNSET:
+        _overlay.generator = generator_state
+    else:
+        _generator_table()[backend().name] = generator_state
+
+
+def _generator_table():
+    table = _overlay.generators
+    return _generators_by_engine if table is _UNSET else table
 
 
 def generator():
-    """The engine's global random generator (created from the seed on first use)."""
-    current = _active["generator"]
+    """The engine's random generator: the one set in this thread's scope, else the
+    active engine's, created from the seed on first use."""
+    current = _overlay.generator
+    if current is not _UNSET and current is not None:
+        return current
+    engine = backend()
+    table = _generator_table()
+    current = table.get(engine.name)
     if current is None:
-        current = backend().make_generator(_active["seed"])
-        _active["generator"] = current
+        with _lock:
+            current = table.get(engine.name)
+            if current is None:
+                current = table[engine.name] = engine.make_generator(seed())
     return current
 
 
 def epoch_key():
     """The (epoch, step count) of the training epoch running now, or None outside fit."""
-    return _active["epoch_key"]
+    current = _overlay.epoch_key
+    return _active["epoch_key"] if current is _UNSET else current
 
 
 def set_epoch_key(key):
-    _active["epoch_key"] = key
+    """Announce the training epoch running now (in this thread's scope when one is open)."""
+    if _overlay.epoch_key is not _UNSET:
+        _overlay.epoch_key = key
+    else:
+        _active["epoch_key"] = key

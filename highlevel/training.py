@@ -284,7 +284,9 @@ class Trainer:
         if self._initial_epoch_from_backup is not None:
             initial_epoch = max(initial_epoch, self._initial_epoch_from_backup)
         epoch_logs = {}
-        outer_generator = state.generator()
+        # the epoch's generator and key are scoped to this thread: predict on another
+        # thread meanwhile neither sees nor disturbs them
+        outer_scope = state.push(generator=state.generator(), epoch_key=None)
         try:
             for epoch in range(initial_epoch, epochs):
                 self.reset_metrics()
@@ -318,8 +320,7 @@ class Trainer:
                     break
         finally:
             self._step_variables = None
-            state.set_generator(outer_generator)
-            state.set_epoch_key(None)
+            state.restore(outer_scope)
         callback_list.on_train_end(epoch_logs)
         return self.history
 

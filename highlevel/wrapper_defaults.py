@@ -171,32 +171,17 @@ def seed_from(random_state):
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
-_SCOPED_KEYS = ("seed", "generator", "floatx", "entropy_seed")
-
-
 @contextlib.contextmanager
 def engine_scope(seed, floatx=None, blas_threads=None):
-    """Run a wrapper's fit with lamina's global seed set to ``seed`` (weight
-    initialization, shuffling and dropout derive from it), the default float dtype set to
-    ``floatx`` and BLAS limited to ``blas_threads`` threads; restore all of it afterwards,
-    so that no global state leaks from an estimator. Not thread-safe (the engine state is
-    process-wide): fit lamina estimators from one thread at a time (joblib's default
-    process-based backend is fine)."""
-    active = state._active
-    saved = {key: active[key] for key in _SCOPED_KEYS if key in active}
-    limiter = blas_limits(blas_threads)
-    try:
-        state.set_seed(seed)
-        if floatx is not None:
-            state.set_floatx(floatx)
-        with limiter:
-            yield
-    finally:
-        for key in _SCOPED_KEYS:
-            if key in saved:
-                active[key] = saved[key]
-            else:
-                active.pop(key, None)
+    """Run a wrapper's fit with lamina's seed set to ``seed`` (weight initialization,
+    shuffling and dropout derive from it), the default float dtype set to ``floatx`` and
+    BLAS limited to ``blas_threads`` threads; restore all of it afterwards, so that no
+    global state leaks from an estimator. The seed and dtype are scoped to the calling
+    thread (estimators may fit on several threads at once); the BLAS limit is
+    process-wide."""
+    values = {"seed": seed} if floatx is None else {"seed": seed, "floatx": floatx}
+    with state.scoped(**values), blas_limits(blas_threads):
+        yield
 
 
 def blas_limits(threads):

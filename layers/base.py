@@ -9,6 +9,7 @@ otherwise runs ``call`` directly.
 
 import inspect
 import re
+import threading
 
 import numpy as np
 
@@ -23,13 +24,24 @@ from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_
 LAYERS = Registry("layer")
 
 _name_counts = {}
-_outermost_call = [None]
+_names_lock = threading.Lock()
+
+
+class _OutermostCall(threading.local):
+    """The layer whose ``__call__`` started the calling thread's forward pass (None
+    between passes): each thread's passes start and collect penalties on their own."""
+
+    layer = None
+
+
+_outermost_call = _OutermostCall()
 
 
 def unique_name(base):
     """Keras-style default names: ``dense``, ``dense_1``, ``dense_2``, ..."""
-    count = _name_counts.get(base, 0)
-    _name_counts[base] = count + 1
+    with _names_lock:  # layers built on two threads at once still get distinct names
+        count = _name_counts.get(base, 0)
+        _name_counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
 
 
@@ -97,7 +109,7 @@ class Layer:
         self._own_weights = []
         self._sublayers = []
         self._inbound_nodes = []
-        self._call_losses = []
+        self._call_losses = {}  # thread id -> penalties added in that thread's last pass
         self.activity_regularizer = None
         self._build_input_shape = None
         if input_shape is not None:
@@ -232,14 +244,16 @@ class Layer:
 
     # ------------------------------------------------------------------ losses
     def add_loss(self, loss):
-        """Add a scalar Tensor penalty to the training loss (for this forward pass)."""
-        self._call_losses.append(loss)
+        """Add a scalar Tensor penalty to the training loss (for this forward pass; a
+        pass running on another thread meanwhile keeps its own penalties)."""
+        self._call_losses.setdefault(threading.get_ident(), []).append(loss)
 
     @property
     def losses(self):
         """Penalties of this layer and its sublayers: activity losses of the last forward
-        pass plus weight-regularization penalties (recomputed, so they carry gradients)."""
-        result = list(self._call_losses)
+        pass on this thread plus weight-regularization penalties (recomputed, so they
+        carry gradients)."""
+        result = list(self._call_losses.get(threading.get_ident(), ()))
         for weight in self._own_weights:
             regularizer = getattr(weight, "regularizer", None)
             if regularizer is not None:
@@ -249,7 +263,7 @@ class Layer:
         return result
 
     def _clear_call_losses(self):
-        self._call_losses.clear()
+        self._call_losses.pop(threading.get_ident(), None)
         for layer in self._tracked_layers():
             layer._clear_call_losses()
 
@@ -353,15 +367,15 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         if is_symbolic(inputs):
             return self._call_symbolic(inputs, args, kwargs)
-        if _outermost_call[0] is None:
+        if _outermost_call.layer is None:
             # The outermost call starts a new forward pass: drop the penalties that
             # add_loss collected during the previous one (as Keras 3 does).
-            _outermost_call[0] = self
+            _outermost_call.layer = self
             try:
                 self._clear_call_losses()
                 return self.__call__(inputs, *args, **kwargs)
             finally:
-                _outermost_call[0] = None
+                _outermost_call.layer = None
         if type(inputs) is not Tensor:
             inputs = self._convert_inputs(inputs)
         if not self.built:

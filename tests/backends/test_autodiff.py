@@ -257,3 +257,31 @@ def test_switching_engines_keeps_the_random_stream_going():
     with lamina.backends.use_backend("numpy"):
         pass
     assert state.generator().random() != first
+
+
+def test_no_grad_in_one_thread_leaves_recording_on_in_the_others():
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def infer():
+        with lamina.no_grad():
+            inside.set()
+            release.wait(30)
+
+    worker = threading.Thread(target=infer)
+    worker.start()
+    try:
+        assert inside.wait(30)
+        assert lamina.backends.is_recording()
+        w = lamina.Variable(np.array([2.0, 3.0], "float32"))
+        (g,) = lamina.grad(lamina.ops.sum(w * w), [w])
+    finally:
+        release.set()
+        worker.join(30)
+    np.testing.assert_array_equal(g.numpy(), [4.0, 6.0])
+    with lamina.no_grad():
+        with lamina.no_grad():
+            assert not lamina.backends.is_recording()
+        assert not lamina.backends.is_recording()
+    assert lamina.backends.is_recording()

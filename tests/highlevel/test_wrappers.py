@@ -341,14 +341,14 @@ def test_integer_sample_weights_equal_repeated_rows(iris):
 def test_random_state_makes_fits_identical_without_global_side_effects(iris):
     X, y = iris
     lamina.utils.set_random_seed(123)
-    seed, generator, floatx = state.seed(), state._active["generator"], state.floatx()
+    seed, generator, floatx = state.seed(), state.generator(), state.floatx()
     numpy_state = np.random.get_state()[1].copy()
     first = SKLearnClassifier(random_state=5).fit(X, y).predict_proba(X)
     second = SKLearnClassifier(random_state=5).fit(X, y).predict_proba(X)
     other = SKLearnClassifier(random_state=6).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(first, second)
     assert not np.array_equal(first, other)
-    assert state.seed() == seed and state._active["generator"] is generator
+    assert state.seed() == seed and state.generator() is generator
     assert state.floatx() == floatx == "float32"
     np.testing.assert_array_equal(np.random.get_state()[1], numpy_state)
     # a float32 model built afterwards is unaffected by the float64 default networks
