@@ -10,17 +10,25 @@ error                                  raised for
 =====================================  ====================================================
 :class:`NotHDF5Error`                  a file that is not HDF5 (or does not exist)
 :class:`UnsupportedFormatError`        ``.keras`` zip archives, unknown weight layouts,
-                                       files from a newer lamina format version
+                                       files from a newer lamina format version, files
+                                       that are not self-contained (external raw storage,
+                                       external links, soft links leaving the file,
+                                       virtual datasets), refused before any data is read
 :class:`TruncatedFileError`            a file cut short (its end is missing)
-:class:`CorruptFileError`              unreadable structure, a checksum that does not match
+:class:`CorruptFileError`              unreadable structure, a checksum that does not match,
+                                       datasets declaring more data than the file holds,
+                                       an invalid random seed or optimizer iteration
 :class:`MissingConfigError`            a full-model load from a file without ``model_config``
 :class:`UnknownClassError`             a config naming a class that is neither built in
                                        nor given in ``custom_objects``
 :class:`ConfigError`                   a config that cannot be rebuilt into a model
-                                       (bad values, unsupported Keras options)
+                                       (bad values, unsupported Keras options, a complex
+                                       or object dtype, layers that would create far more
+                                       weight values than the file stores)
 :class:`WeightMismatchError`           wrong number of layers or weights, a weight shape
-                                       that does not match the model, or a load that would
-                                       set no weight at all
+                                       that does not match the model, an integer weight
+                                       that would truncate stored floats, or a load that
+                                       would set no weight at all
 =====================================  ====================================================
 """
 

@@ -8,10 +8,15 @@
   and of the JSON attributes. lamina stores them as attributes (``lamina_sha256`` on each
   dataset, ``lamina_checksums`` at the root) and verifies them when it reads a lamina file;
   files from other writers (Keras) have none and are read without the check.
-* :func:`open_h5` opens a path or bytes for reading and turns every failure into one of the
-  documented :mod:`checkpoint_errors`; :func:`read_array` reads one dataset after checking
-  that its declared size fits in the file (a corrupted shape cannot trigger a huge
-  allocation). Nothing here unpickles or evaluates anything.
+* :func:`open_h5` opens a path or bytes for reading (a user block before the HDF5 data is
+  fine), turns every failure into one of the documented :mod:`checkpoint_errors`, and runs
+  :func:`inspect_file` before anything else is read: the checkpoint must be
+  self-contained (no external link, external raw storage or virtual dataset; soft links
+  only to objects of the same file) and its datasets must declare no more data than the
+  file can hold (see :data:`MAX_COMPRESSION_RATIO`), so neither a hostile nor a corrupted
+  file can make lamina read another file (``/proc/self/environ``, a FIFO) or allocate far
+  more memory than the file's size. :func:`read_array` then reads one dataset. Nothing
+  here unpickles or evaluates anything.
 """
 
 import contextlib
@@ -31,6 +36,10 @@ HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 ZIP_SIGNATURE = b"PK\x03\x04"
 DATASET_CHECKSUM_ATTR = "lamina_sha256"
 CHECKSUMS_ATTR = "lamina_checksums"
+# A compressed dataset may declare at most this many bytes per byte it stores: deflate's
+# best case is about 1032:1, so a real gzip/lzf dataset always fits, while unwritten chunks
+# (read back as the fill value) cannot turn a small file into a huge allocation.
+MAX_COMPRESSION_RATIO = 1100
 
 
 class CheckpointNotFoundError(NotHDF5Error, FileNotFoundError):
@@ -68,9 +77,10 @@ def checksums_attr(parts):
     return json.dumps({key: _digest(value) for key, value in parts.items()}, sort_keys=True)
 
 
-def verify_checksums(opened, parts):
+def verify_checksums(opened, parts, optional=()):
     """Check ``parts`` (as given to :func:`checksums_attr`) against the file's stored
-    checksums; CorruptFileError on any difference or missing entry."""
+    checksums; CorruptFileError on any difference or missing entry (entries named in
+    ``optional``, which older lamina files lack, are checked when stored)."""
     text = read_text_attr(opened, opened.handle, CHECKSUMS_ATTR, required=True)
     try:
         stored = json.loads(text)
@@ -80,6 +90,8 @@ def verify_checksums(opened, parts):
         raise CorruptFileError(f"{opened.name}: unreadable {CHECKSUMS_ATTR} attribute",
                                opened.path)
     for key, value in parts.items():
+        if key not in stored and key in optional:
+            continue
         if key not in stored:
             raise CorruptFileError(f"{opened.name}: no stored checksum for {key}",
                                    opened.path)
@@ -171,7 +183,7 @@ class OpenedFile:
     """An ``h5py.File`` open for reading plus what the reader needs to guard sizes."""
 
     def __init__(self, handle, path, size):
-        self.handle = handle
+        self.handle = handle        # checked by inspect_file when made by open_h5
         self.path = path            # None for in-memory bytes
         self.size = size            # bytes in the file
         self.strict = False         # a lamina file: checksums and attribute types enforced
@@ -194,27 +206,39 @@ def open_h5(source):
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        _check_signature(data[:8], None)
+        _check_signature(io.BytesIO(data), len(data), None)
         return _open(lambda: h5py.File(io.BytesIO(data), "r"), None, len(data))
     path = os.fspath(source)
     if not os.path.exists(path):
         raise CheckpointNotFoundError(f"no checkpoint file at {describe(path)}", path)
     if os.path.isdir(path):
         raise NotHDF5Error(f"{describe(path)} is a folder, not an HDF5 file", path)
+    if not os.path.isfile(path):    # a FIFO or device would block or never end
+        raise NotHDF5Error(f"{describe(path)} is not a regular file (a pipe or device?)",
+                           path)
+    size = os.path.getsize(path)
     with open(path, "rb") as handle:
-        _check_signature(handle.read(8), path)
-    return _open(lambda: h5py.File(path, "r"), path, os.path.getsize(path))
+        _check_signature(handle, size, path)
+    return _open(lambda: h5py.File(path, "r"), path, size)
 
 
-def _check_signature(head, path):
+def _check_signature(stream, size, path):
+    """Find the HDF5 signature where HDF5 looks for it: at offset 0, or after a user block
+    of 512, 1024, 2048, ... bytes."""
+    head = stream.read(8)
     if head.startswith(ZIP_SIGNATURE):
         raise UnsupportedFormatError(
             f"{describe(path)} is a zip archive (Keras' .keras format), which lamina does not "
             "read; save it from Keras with model.save('x.h5') or "
             "model.save_weights('x.weights.h5')", path)
+    offset = 512
+    while head != HDF5_SIGNATURE and offset + 8 <= size:
+        stream.seek(offset)
+        head = stream.read(8)
+        offset *= 2
     if head != HDF5_SIGNATURE:
         raise NotHDF5Error(f"{describe(path)} is not an HDF5 file (no HDF5 signature at its "
-                           "start)", path)
+                           "start or after a user block)", path)
 
 
 def _open(opener, path, size):
@@ -230,13 +254,117 @@ def _open(opener, path, size):
                                path) from None
         raise CorruptFileError(f"{describe(path)} cannot be opened as HDF5: {message}",
                                path) from None
-    return OpenedFile(handle, path, size)
+    opened = OpenedFile(handle, path, size)
+    try:
+        guarded(opened, lambda: inspect_file(opened), "the file's structure")
+    except BaseException:
+        opened.close()
+        raise
+    return opened
+
+
+# ---------------------------------------------------------------------------- inspection
+def inspect_file(opened):
+    """Check every object of an open file without reading any data (see the module
+    docstring): every link is a hard link or a soft link to an object of this file, no
+    dataset is virtual or keeps its data outside the file, and the datasets' declared
+    sizes fit in the file. UnsupportedFormatError / CorruptFileError naming the dataset."""
+    seen = set()
+    stack = [(opened.handle, "")]
+    totals = [0, 0]             # declared bytes stored raw, stored bytes of chunked data
+    while stack:
+        group, prefix = stack.pop()
+        for name in group:                       # link names: nothing is dereferenced
+            where = f"{prefix}/{name}"
+            kind = _link_type(group, name)
+            if kind == h5py.h5l.TYPE_SOFT:
+                _check_soft_link(opened, group, name, where)
+                continue                         # its target is reached by a hard link
+            if kind != h5py.h5l.TYPE_HARD:
+                what = "an external link" if kind == h5py.h5l.TYPE_EXTERNAL else \
+                    "a user-defined link"
+                raise UnsupportedFormatError(
+                    f"{opened.name}: {where} is {what} to outside the file; lamina only "
+                    "reads self-contained checkpoints", opened.path)
+            obj = group[name]
+            if obj.id in seen:
+                continue
+            seen.add(obj.id)
+            if isinstance(obj, h5py.Group):
+                stack.append((obj, where))
+            elif isinstance(obj, h5py.Dataset):
+                _check_dataset(opened, obj, where, totals)
+    if sum(totals) > opened.size:
+        raise CorruptFileError(f"{opened.name}: its datasets declare {sum(totals)} bytes of "
+                               f"data, more than the whole file ({opened.size} bytes)",
+                               opened.path)
+
+
+def _link_type(group, name):
+    """The ``h5l`` type of link ``name`` in ``group`` (None when absent), found with
+    H5Lexists / H5Lget_info, which never traverse the link itself."""
+    encoded = name.encode("utf-8")
+    if not group.id.links.exists(encoded):
+        return None
+    return group.id.links.get_info(encoded).type
+
+
+def _check_soft_link(opened, group, name, where):
+    """A soft link must lead, through hard links only, to an object of this file."""
+    target = group.id.links.get_val(name.encode("utf-8")).decode("utf-8", "replace")
+    current = opened.handle if target.startswith("/") else group
+    for part in [p for p in target.split("/") if p not in ("", ".")]:
+        if not isinstance(current, h5py.Group) or \
+                _link_type(current, part) != h5py.h5l.TYPE_HARD:
+            raise UnsupportedFormatError(
+                f"{opened.name}: {where} is a soft link to {target!r}, which is not an "
+                "object of this file reached through hard links; lamina only reads "
+                "self-contained checkpoints", opened.path)
+        current = current[part]
+
+
+def _check_dataset(opened, dataset, where, totals):
+    """Refuse external raw storage and virtual datasets; check declared vs stored sizes
+    (``totals`` accumulates the bytes the file must hold)."""
+    plist = dataset.id.get_create_plist()
+    if plist.get_external_count():
+        target = plist.get_external(0)[0].decode("utf-8", "replace")
+        raise UnsupportedFormatError(
+            f"{opened.name}: dataset {where} keeps its data in the external file "
+            f"{target!r}; lamina never reads data from outside the checkpoint",
+            opened.path)
+    layout = plist.get_layout()
+    if layout == h5py.h5d.VIRTUAL:
+        raise UnsupportedFormatError(
+            f"{opened.name}: dataset {where} is a virtual dataset (its data lives in other "
+            "datasets or files); lamina only reads self-contained checkpoints", opened.path)
+    if dataset.dtype.kind not in "fiub":
+        return                                   # never read as a weight (read_array)
+    declared = int(np.prod(dataset.shape, dtype=np.float64)) * dataset.dtype.itemsize
+    if layout == h5py.h5d.CHUNKED:
+        stored = dataset.id.get_storage_size()
+        if declared > MAX_COMPRESSION_RATIO * max(stored, 1):
+            raise CorruptFileError(
+                f"{opened.name}: dataset {where} declares shape {dataset.shape} ({declared} "
+                f"bytes) but stores only {stored} bytes (unwritten or implausibly "
+                f"compressed chunks, more than {MAX_COMPRESSION_RATIO}:1)", opened.path)
+        totals[1] += stored
+        return
+    offset = dataset.id.get_offset() if layout == h5py.h5d.CONTIGUOUS else None
+    end = declared + (offset or 0)
+    if end > opened.size:
+        raise CorruptFileError(
+            f"{opened.name}: dataset {where} declares shape {dataset.shape} ({declared} "
+            f"bytes, ending at byte {end}), beyond the end of the file ({opened.size} "
+            "bytes)", opened.path)
+    totals[0] += declared
 
 
 def read_array(opened, dataset, where, verify):
     """The array of ``dataset`` as NumPy, checked against its checksum when ``verify``.
 
-    ``where`` describes the weight in messages (layer and weight name).
+    ``where`` describes the weight in messages (layer and weight name). Its size was
+    checked against the file's by :func:`inspect_file` when the file was opened.
     """
     if not isinstance(dataset, h5py.Dataset):
         raise CorruptFileError(f"{opened.name}: {where} is not a dataset", opened.path)
@@ -244,11 +372,6 @@ def read_array(opened, dataset, where, verify):
     if dtype.kind not in "fiub":
         raise CorruptFileError(f"{opened.name}: {where} has non-numeric dtype {dtype}",
                                opened.path)
-    nbytes = int(np.prod(dataset.shape, dtype=np.float64)) * dtype.itemsize
-    if dataset.compression is None and nbytes > opened.size:
-        raise CorruptFileError(
-            f"{opened.name}: {where} declares shape {dataset.shape} ({nbytes} bytes), more "
-            f"than the whole file ({opened.size} bytes)", opened.path)
     array = np.asarray(dataset[()])
     if not verify and "dtype" in dataset.attrs and \
             read_text_attr(opened, dataset, "dtype") == "bfloat16":
@@ -383,7 +506,7 @@ def guarded(opened, action, what):
 
 
 __all__ = ["CHECKSUMS_ATTR", "CheckpointNotFoundError", "DATASET_CHECKSUM_ATTR", "OpenedFile",
-           "array_checksum", "checksums_attr", "guarded", "h5_bytes_writer", "h5_writer",
-           "open_h5", "read_array", "read_int_attr", "read_name_list", "read_text_attr",
+           "MAX_COMPRESSION_RATIO", "array_checksum", "checksums_attr", "guarded",
+           "h5_bytes_writer", "h5_writer", "inspect_file", "open_h5", "read_array", "read_int_attr", "read_name_list", "read_text_attr",
            "text_checksum", "verify_checksums", "write_array", "write_name_list",
            "write_text_attr"]

@@ -8,11 +8,12 @@ Keras-only keys). Only then are the layers created. A subclassed model is built 
 ``build_config`` input shape saved next to its config, as Keras does.
 """
 
+import contextlib
 import json
 
 import numpy as np
 
-from ..layers.base import LAYERS, Layer
+from ..layers.base import LAYERS, Layer, WeightBudgetError, weight_budget
 from . import keras_files, serialization
 from .checkpoint_errors import CheckpointError, ConfigError, UnknownClassError, describe
 
@@ -75,6 +76,7 @@ def prepare(entry, custom_objects, source, from_keras, where="model"):
     layer_name = config.get("name", entry.get("name", "?"))
     label = f"layer '{layer_name}' ({class_name})"
     cls = _lookup(class_name, custom_objects, source, label)
+    _check_dtype(config.get("dtype"), source, label)
     config = dict(config)
     for key in _NESTED_LAYER_KEYS:
         if isinstance(config.get(key), dict) and "class_name" in config[key]:
@@ -98,6 +100,27 @@ def prepare(entry, custom_objects, source, from_keras, where="model"):
     result = dict(entry)
     result["config"] = config
     return result
+
+
+# Kinds of dtype a layer may compute in: floats for weights, ints/bools/strings for inputs
+# and lookups. Complex and object dtypes are refused before any layer is created.
+_LAYER_DTYPE_KINDS = "fiubUS"
+
+
+def _check_dtype(value, source, label):
+    """ConfigError unless a layer config's ``dtype`` is absent or a real numeric, boolean
+    or string dtype (a Keras DTypePolicy dict gives its name)."""
+    name = keras_files.dtype_name(value)
+    if name is None or name == "bfloat16":
+        return
+    try:
+        kind = np.dtype(name).kind if isinstance(name, str) else None
+    except TypeError:
+        kind = None
+    if kind is None or kind not in _LAYER_DTYPE_KINDS:
+        raise ConfigError(f"{describe(source)}: {label} has dtype {name!r}; lamina layers "
+                          "compute in float16/32/64 or bfloat16 (inputs and lookups also "
+                          "in integer, bool or string dtypes)", source)
 
 
 def _lookup(class_name, custom_objects, source, label):
@@ -149,12 +172,28 @@ def _resolve_lambda(config, custom_objects, source, label):
     return config
 
 
-def build_model(entry, custom_objects, source, from_keras):
-    """A model rebuilt from its stored ``{"class_name", "config"}`` entry."""
+def build_model(entry, custom_objects, source, from_keras, max_weight_values=None):
+    """A model rebuilt from its stored ``{"class_name", "config"}`` entry.
+
+    ``max_weight_values``: when given, the layers may create at most this many weight
+    values in total; a config asking for more raises ConfigError naming the layer before
+    its weight is allocated (a small file cannot make lamina allocate gigabytes).
+    """
     prepared = prepare(entry, custom_objects, source, from_keras)
+    budget = contextlib.nullcontext() if max_weight_values is None else weight_budget(
+        max_weight_values, f"the file stores only {max_weight_values} weight values, so its "
+        "model_config does not match its weights")
+    try:
+        with budget:
+            return _deserialize_and_build(prepared, entry, custom_objects, source)
+    except WeightBudgetError as error:
+        raise ConfigError(f"{describe(source)}: {error}", source) from None
+
+
+def _deserialize_and_build(prepared, entry, custom_objects, source):
     try:
         model = serialization.deserialize_layer(prepared, custom_objects)
-    except CheckpointError:
+    except (CheckpointError, WeightBudgetError):
         raise
     except Exception as error:   # a layer's from_config / constructor rejecting the config
         raise ConfigError(f"{describe(source)}: the model config cannot be rebuilt: "
@@ -167,6 +206,8 @@ def build_model(entry, custom_objects, source, from_keras):
             build_config.get("input_shape") is not None:
         try:
             build_from_shape(model, build_config["input_shape"])
+        except WeightBudgetError:
+            raise
         except Exception as error:
             raise ConfigError(f"{describe(source)}: model '{model.name}' cannot be built "
                               f"for input shape {build_config['input_shape']}: "

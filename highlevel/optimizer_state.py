@@ -80,6 +80,21 @@ def read_optimizer_weights(opened, verify):
     return names, arrays
 
 
+def iteration_value(array, where):
+    """The stored iteration counter as an int: a whole number from 0 to 2**63 - 1 (Keras
+    stores an int64; a float holding a whole number is accepted), else CorruptFileError."""
+    value = np.asarray(array).reshape(())
+    if value.dtype.kind in "iu":
+        number = int(value)
+    elif value.dtype.kind == "f" and np.isfinite(value) and float(value).is_integer():
+        number = int(float(value))
+    else:
+        raise CorruptFileError(f"{where} is {value!r}, not a whole number")
+    if not 0 <= number < 2**63:
+        raise CorruptFileError(f"{where} is {number}; it must be from 0 to 2**63 - 1")
+    return number
+
+
 class OptimizerPlan:
     """Checked values to restore: the iteration count and ``(variable, slot, array)``."""
 
@@ -117,7 +132,7 @@ def plan(model, names, arrays, where, strict=False):
                 if np.asarray(array).size != 1:
                     problem = f"the iteration counter has shape {np.shape(array)}"
                     break
-                iterations = int(np.asarray(array).reshape(()))
+                iterations = iteration_value(array, f"{where}: iteration counter '{name}'")
             elif kind == "slot":
                 variable = variables[index]
                 if tuple(np.shape(array)) != tuple(variable.shape):
@@ -152,5 +167,5 @@ def apply(model, optimizer_plan):
         optimizer.set_iterations(optimizer_plan.iterations)
 
 
-__all__ = ["OptimizerPlan", "apply", "optimizer_values", "plan", "plan_from_layout",
+__all__ = ["OptimizerPlan", "apply", "iteration_value", "optimizer_values", "plan", "plan_from_layout",
            "read_optimizer_weights", "trainable_names", "write_optimizer_weights"]

@@ -33,6 +33,9 @@ from .checkpoint_errors import (CheckpointError, ConfigError, CorruptFileError,
 from .file_integrity import CheckpointNotFoundError
 
 SEED_ATTR = "lamina_random_seed"
+# A stored config may create at most the file's weight values plus this many (so a file
+# missing a few weights still gets the precise weight-count or shape error).
+CONFIG_SLACK_VALUES = 2**20
 
 
 # ---------------------------------------------------------------------------- writing
@@ -68,7 +71,8 @@ def write_model(handle, model, include_optimizer=True):
         optimizer_names = optimizer_state.write_optimizer_weights(handle, model)
     integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
         {"model_config": config_text, "training_config": training_text,
-         "weights_layout": layout, "optimizer_layout": optimizer_names}))
+         "weights_layout": layout, "optimizer_layout": optimizer_names,
+         "random_seed": int(handle.attrs[SEED_ATTR])}))
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
@@ -123,6 +127,7 @@ def read_model_file(opened):
     if "model_weights" not in opened.handle:
         raise CorruptFileError(f"{opened.name} has a model_config but no model_weights "
                                "group", opened.path)
+    content.seed = _read_seed(opened) if content.lamina else None
     content.layers, content.top, layout = weights_files.read_legacy_layers(
         opened, opened.handle["model_weights"], content.lamina)
     content.optimizer = optimizer_state.read_optimizer_weights(opened, content.lamina)
@@ -130,14 +135,29 @@ def read_model_file(opened):
         integrity.verify_checksums(opened, {
             "model_config": config_text, "training_config": training_text,
             "weights_layout": layout,
-            "optimizer_layout": None if content.optimizer is None else content.optimizer[0]})
-        content.seed = integrity.read_int_attr(opened, opened.handle, SEED_ATTR)
+            "optimizer_layout": None if content.optimizer is None else content.optimizer[0],
+            "random_seed": content.seed}, optional=("random_seed",))
     content.model_config = _parse_json(opened, config_text, "model_config")
     if training_text is not None:
         content.training_config = _parse_json(opened, training_text, "training_config")
     if not isinstance(content.model_config, dict):
         raise ConfigError(f"{opened.name}: model_config is not a JSON object", opened.path)
     return content
+
+
+def _read_seed(opened):
+    """The stored ``lamina_random_seed`` (None when absent): an integer in [0, 2**63)."""
+    seed = integrity.read_int_attr(opened, opened.handle, SEED_ATTR)
+    if seed is not None and not 0 <= seed < 2**63:
+        raise CorruptFileError(f"{opened.name}: attribute {SEED_ATTR} is {seed}; a random "
+                               "seed is an integer from 0 to 2**63 - 1", opened.path)
+    return seed
+
+
+def stored_weight_values(content):
+    """How many weight values a :class:`ModelFile` holds (its layers and own weights)."""
+    layers = content.layers + ([content.top] if content.top is not None else [])
+    return sum(int(array.size) for layer in layers for array in layer.arrays)
 
 
 def read_source(source):
@@ -214,8 +234,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """
     content = read_source(filepath)
     source = content.source
-    model = model_config.build_model(content.model_config, custom_objects, source,
-                                     from_keras=not content.lamina)
+    model = model_config.build_model(
+        content.model_config, custom_objects, source, from_keras=not content.lamina,
+        max_weight_values=stored_weight_values(content) + CONFIG_SLACK_VALUES)
     opened = integrity.OpenedFile(None, source, 0)
     plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
     weights_files.apply_plan(plan)

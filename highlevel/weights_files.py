@@ -284,15 +284,29 @@ def _plan_layer(model_layer, file_layer, opened, label, skip_mismatch, report, p
                   skip_mismatch, report)
         return
     for weight, array, file_name in zip(weights, arrays, file_layer.weight_names):
-        if tuple(weight.shape) != tuple(array.shape):
+        what, reason = "dtype mismatch in layer", _dtype_problem(weight, array,
+                                                                  f"the file's '{file_name}'")
+        if reason is None and tuple(weight.shape) != tuple(array.shape):
+            what = "shape mismatch in layer"
             reason = (f"weight '{weight.name}' has shape {_shape_text(weight.shape)}, the "
                       f"file's '{file_name}' has shape {_shape_text(array.shape)}")
-            _mismatch(model_layer, opened, "shape mismatch in layer", reason, skip_mismatch,
-                      report)
+        if reason is not None:
+            _mismatch(model_layer, opened, what, reason, skip_mismatch, report)
             return
     for weight, array in zip(weights, arrays):
         plan.append((weight, array))
         report.loaded.append(f"{model_layer.name}/{weight.name}")
+
+
+def _dtype_problem(weight, array, what):
+    """Why ``array`` cannot be assigned to ``weight`` without losing its values (None when
+    it can): a floating-point weight takes any real number; an integer or boolean weight
+    (a layer whose config asks for an integer dtype, a counter) only integers/booleans."""
+    kind = np.dtype(weight.dtype).kind
+    if kind == "f" or (kind in "iub" and array.dtype.kind in "iub"):
+        return None
+    return (f"weight '{weight.name}' has dtype {np.dtype(weight.dtype).name}, {what} holds "
+            f"{array.dtype.name} values that it would truncate")
 
 
 def plan_legacy(model, file_layers, opened, by_name=False, skip_mismatch=False, top=None):
@@ -389,6 +403,9 @@ def _match_entries(entries, base, file_base, file_vars):
             return None, (f"{entry.path} expects {len(entry.variables)} variables, the "
                           f"file's {found.path}/vars has {len(found.arrays)}")
         for variable, array in zip(entry.variables, found.arrays):
+            problem = _dtype_problem(variable, array, f"the file's {found.path}/vars")
+            if problem is not None:
+                return None, problem
             if tuple(variable.shape) != tuple(array.shape):
                 return None, (f"weight '{variable.name}' has shape "
                               f"{_shape_text(variable.shape)}, the file's {found.path}/vars "

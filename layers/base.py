@@ -7,7 +7,10 @@ constructor argument. ``__call__`` builds on first use, checks the input once ag
 otherwise runs ``call`` directly.
 """
 
+import contextlib
+import contextvars
 import inspect
+import math
 import re
 import threading
 
@@ -35,6 +38,39 @@ class _OutermostCall(threading.local):
 
 
 _outermost_call = _OutermostCall()
+
+
+_weight_budget = contextvars.ContextVar("lamina_weight_budget", default=None)
+
+
+class WeightBudgetError(ValueError):
+    """``add_weight`` inside :func:`weight_budget` would create more values than allowed."""
+
+
+@contextlib.contextmanager
+def weight_budget(values, reason):
+    """While the block runs, the weights created hold at most ``values`` values in total:
+    ``add_weight`` raises :class:`WeightBudgetError` (naming the layer, the weight and
+    ``reason``) before allocating one that would go over. Model loading uses it so that a
+    stored config cannot allocate far more than the file's weights."""
+    token = _weight_budget.set([int(values), reason])
+    try:
+        yield
+    finally:
+        _weight_budget.reset(token)
+
+
+def _charge_weight_budget(layer, name, shape):
+    budget = _weight_budget.get()
+    if budget is None:
+        return
+    count = math.prod(shape)
+    if count > budget[0]:
+        raise WeightBudgetError(f"Layer '{layer.name}' ({type(layer).__name__}) would create "
+                                f"weight '{name}' of shape {shape} ({count} values): "
+                                f"{budget[1]}")
+    budget[0] -= count
+_outermost_call = [None]
 
 
 def unique_name(base):
@@ -170,6 +206,7 @@ class Layer:
         if any(s < 0 for s in shape):
             raise ValueError(f"Layer '{self.name}' weight '{name}' needs a non-negative "
                              f"shape, got {shape}")
+        _charge_weight_budget(self, name, shape)
         dtype = dtype or self.dtype
         value = initializers_module.get(initializer)(shape, dtype=dtype)
         variable = Variable(value, trainable=trainable, name=name, dtype=dtype)

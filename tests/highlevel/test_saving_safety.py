@@ -203,6 +203,65 @@ def test_newer_format_versions_are_refused(tmp_path):
         lamina.load_model(path)
 
 
+# ----------------------------------------------------------------------------- trusted values
+def _keras_copy(tmp_path, edit_config=None):
+    path = tmp_path / "k.h5"
+    shutil.copy(os.path.join(KERAS_DATA, "keras_mlp.h5"), path)     # no checksums
+    if edit_config is not None:
+        with h5py.File(path, "r+") as handle:
+            config = json.loads(handle.attrs["model_config"])
+            edit_config(config["config"]["layers"][1]["config"])    # layer 'hidden'
+            handle.attrs["model_config"] = json.dumps(config)
+    return path
+
+
+def test_a_config_cannot_build_far_more_weights_than_the_file_stores(tmp_path):
+    path = _keras_copy(tmp_path, lambda config: config.update(units=60_000_000))
+    with pytest.raises(checkpoint_errors.ConfigError, match="'hidden'.*kernel") as error:
+        lamina.load_model(path)                  # refused before the 1.9 GB kernel exists
+    assert "k.h5" in str(error.value) and "weight values" in str(error.value)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "object"])
+def test_layer_dtypes_that_are_not_real_numbers_are_refused(tmp_path, dtype):
+    path = _keras_copy(tmp_path, lambda config: config.update(dtype=dtype))
+    with pytest.raises(checkpoint_errors.ConfigError, match=f"'hidden'.*{dtype}"):
+        lamina.load_model(path)
+
+
+def test_an_integer_layer_dtype_does_not_truncate_stored_weights(tmp_path):
+    path = _keras_copy(tmp_path, lambda config: config.update(dtype="int32"))
+    with pytest.raises(checkpoint_errors.WeightMismatchError,
+                       match="'hidden'.*int32.*truncate"):
+        lamina.load_model(path)
+
+
+@pytest.mark.parametrize("value", [np.float64(1e300), np.int64(-7), np.float64(np.nan)])
+def test_a_bad_optimizer_iteration_is_refused(tmp_path, value):
+    path = _keras_copy(tmp_path)
+    with h5py.File(path, "r+") as handle:
+        del handle["optimizer_weights/adam/iteration"]
+        handle["optimizer_weights/adam/iteration"] = value
+    with pytest.raises(CorruptFileError, match="k.h5.*iteration"):
+        lamina.load_model(path)
+
+
+def test_the_stored_random_seed_is_checksummed_and_validated(tmp_path):
+    path = tmp_path / "m.h5"
+    make_model().save(path)
+    with h5py.File(path, "r+") as handle:
+        handle.attrs[saving.SEED_ATTR] = np.int64(-5)
+    with pytest.raises(CorruptFileError, match="random_seed"):
+        lamina.load_model(path)
+    with h5py.File(path, "r+") as handle:       # a consistent checksum: the range decides
+        stored = json.loads(handle.attrs[file_integrity.CHECKSUMS_ATTR])
+        stored["random_seed"] = file_integrity.text_checksum("-5")
+        file_integrity.write_text_attr(handle, file_integrity.CHECKSUMS_ATTR,
+                                       json.dumps(stored))
+    with pytest.raises(CorruptFileError, match="lamina_random_seed is -5"):
+        lamina.load_model(path)
+
+
 # ----------------------------------------------------------------------------- bad files
 def test_documented_errors_for_bad_files(tmp_path):
     text = tmp_path / "notes.h5"
