@@ -70,7 +70,6 @@ def _charge_weight_budget(layer, name, shape):
                                 f"weight '{name}' of shape {shape} ({count} values): "
                                 f"{budget[1]}")
     budget[0] -= count
-_outermost_call = [None]
 
 
 def unique_name(base):
