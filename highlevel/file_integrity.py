@@ -89,6 +89,9 @@ def verify_checksums(opened, parts):
 
 
 # ---------------------------------------------------------------------------- writing
+NAME_LIMIT = 64512        # bytes of one name in a name list (Keras' attribute chunk size)
+
+
 def write_array(group, name, array, checksum=True):
     """Create dataset ``name`` (which may contain ``/``) in ``group`` holding ``array``
     (contiguous, uncompressed, as Keras writes), with its checksum attribute."""
@@ -337,8 +340,13 @@ def write_name_list(obj, name, names):
     if not encoded:
         obj.attrs[name] = np.zeros((0,), dtype="float64")
         return
+    too_long = next((n for n in names if len(n.encode("utf-8")) > NAME_LIMIT), None)
+    if too_long is not None:
+        raise ValueError(f"cannot store {name} entry '{too_long[:40]}...' "
+                         f"({len(too_long.encode('utf-8'))} bytes): HDF5 files (and Keras) "
+                         f"take names of at most {NAME_LIMIT} bytes")
     array = np.asarray(encoded)
-    limit = 64512
+    limit = NAME_LIMIT
     chunks = 1
     parts = [array]
     while any(part.nbytes > limit for part in parts):
