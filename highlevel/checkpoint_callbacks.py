@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from . import atomic_write
 from .callback_base import CALLBACKS, Callback, _print
 from .monitor_callbacks import _MODES, _resolve_mode
 
@@ -270,10 +271,8 @@ class BackupAndRestore(Callback):
     def _backup(self, last_finished_epoch, batch):
         os.makedirs(self.backup_dir, exist_ok=True)
         self.model.save(self._model_path)
-        tmp = self._state_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump({"epoch": last_finished_epoch, "batch": batch}, f)
-        os.replace(tmp, self._state_path)
+        state = json.dumps({"epoch": last_finished_epoch, "batch": batch})
+        atomic_write.write_atomically(self._state_path, state.encode("utf-8"))
 
     def on_train_end(self, logs=None):
         if not self.delete_checkpoint:

@@ -1,9 +1,9 @@
 """Durable HDF5 files: atomic writes, checksums, and guarded reading.
 
-* :func:`h5_writer` writes to a temporary file in the destination's folder and moves it
-  over the destination with ``os.replace`` only once the file is complete and flushed to
-  disk, so an interrupted save never destroys the previous file. ``path=None`` writes to
-  memory instead (see :func:`h5_bytes_writer`).
+* :func:`h5_writer` builds the file in memory (HDF5 1.8 format, :data:`FILE_FORMAT`) and
+  hands its bytes to :func:`atomic_write.write_atomically`, which replaces the destination
+  only once the new file is complete and flushed to disk, so an interrupted save never
+  destroys the previous file; :func:`h5_bytes_writer` gives the bytes themselves.
 * Checksums: ``sha256`` of every weight dataset (dtype name, shape and little-endian bytes)
   and of the JSON attributes. lamina stores them as attributes (``lamina_sha256`` on each
   dataset, ``lamina_checksums`` at the root) and verifies them when it reads a lamina file;
@@ -24,11 +24,11 @@ import hashlib
 import io
 import json
 import os
-import uuid
 
 import h5py
 import numpy as np
 
+from . import atomic_write
 from .checkpoint_errors import (CheckpointError, CorruptFileError, NotHDF5Error,
                                 TruncatedFileError, UnsupportedFormatError, describe)
 
@@ -101,6 +101,9 @@ def verify_checksums(opened, parts, optional=()):
 
 
 # ---------------------------------------------------------------------------- writing
+NAME_LIMIT = 64512        # bytes of one name in a name list (Keras' attribute chunk size)
+
+
 def write_array(group, name, array, checksum=True):
     """Create dataset ``name`` (which may contain ``/``) in ``group`` holding ``array``
     (contiguous, uncompressed, as Keras writes), with its checksum attribute."""
@@ -122,27 +125,27 @@ def write_text_attr(obj, name, text):
     obj.attrs[name] = np.bytes_(text.encode("utf-8") or b"\0")
 
 
+# HDF5 1.8's file format: object headers (v2, checksummed) that move attributes over 64 KB
+# into dense storage, so a large model's model_config fits in one attribute as Keras
+# writes and reads it; readable by every HDF5 since 1.8 (h5py's default is the 1.6
+# format, which cannot hold such attributes).
+FILE_FORMAT = ("v108", "v108")
+
+
 @contextlib.contextmanager
 def h5_writer(path, overwrite=True):
     """Yield an ``h5py.File`` open for writing whose content replaces ``path`` atomically
-    when the block ends without an exception (and is discarded otherwise)."""
+    when the block ends without an exception (and is discarded otherwise).
+
+    The file is built in memory and written with plain OS calls by
+    :func:`atomic_write.write_atomically`, so libhdf5 never meets a full disk (its error
+    paths can crash on one) and a failed write raises ``OSError``."""
     path = os.fspath(path)
-    if not overwrite and os.path.exists(path):
+    if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"{path} exists and overwrite=False")
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        with h5py.File(temporary, "w-") as handle:
-            yield handle
-            handle.flush()
-        _fsync(temporary)
-        os.replace(temporary, path)
-        _fsync_folder(folder)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(temporary)
-        raise
+    with h5_bytes_writer() as (handle, result):
+        yield handle
+    atomic_write.write_atomically(path, result.data, overwrite)
 
 
 class _BytesResult:
@@ -157,25 +160,9 @@ def h5_bytes_writer():
     bytes after the block."""
     buffer = io.BytesIO()
     result = _BytesResult()
-    with h5py.File(buffer, "w") as handle:
+    with h5py.File(buffer, "w", libver=FILE_FORMAT) as handle:
         yield handle, result
     result.data = buffer.getvalue()
-
-
-def _fsync(path):
-    with open(path, "rb+") as handle:
-        os.fsync(handle.fileno())
-
-
-def _fsync_folder(folder):
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -476,8 +463,13 @@ def write_name_list(obj, name, names):
     if not encoded:
         obj.attrs[name] = np.zeros((0,), dtype="float64")
         return
+    too_long = next((n for n in names if len(n.encode("utf-8")) > NAME_LIMIT), None)
+    if too_long is not None:
+        raise ValueError(f"cannot store {name} entry '{too_long[:40]}...' "
+                         f"({len(too_long.encode('utf-8'))} bytes): HDF5 files (and Keras) "
+                         f"take names of at most {NAME_LIMIT} bytes")
     array = np.asarray(encoded)
-    limit = 64512
+    limit = NAME_LIMIT
     chunks = 1
     parts = [array]
     while any(part.nbytes > limit for part in parts):

@@ -30,17 +30,20 @@ class Sequential(Model):
         self._input_layer = None
         self._stack = []
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._rebuild()                 # once: rebuilding per layer is quadratic in depth
 
-    def add(self, layer):
-        """Append a layer (or set the input with ``Input``/``InputLayer`` first)."""
+    def add(self, layer, rebuild=True):
+        """Append a layer (or set the input with ``Input``/``InputLayer`` first);
+        ``rebuild=False`` (as in Keras) defers building the graph to a later ``add``."""
         if isinstance(layer, SymbolicTensor):
             layer = layer.node.layer
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError(f"Sequential '{self.name}': an Input can only come first")
             self._input_layer = layer
-            self._rebuild()
+            if rebuild:
+                self._rebuild()
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential '{self.name}' only accepts layers, got {layer!r}")
@@ -50,6 +53,8 @@ class Sequential(Model):
         if not self._stack and input_layer is None and layer._batch_input_shape:
             self._input_layer = InputLayer(batch_shape=layer._batch_input_shape)
         self._stack.append(layer)
+        if not rebuild:
+            return
         try:
             self._rebuild()
         except Exception:

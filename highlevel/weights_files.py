@@ -81,10 +81,36 @@ def write_root_attrs(handle):
     integrity.write_text_attr(handle, "lamina_version", lamina_version())
 
 
+def check_group_names(model, layers):
+    """Raise ValueError, naming the layer, for layer names the legacy layout cannot store as
+    group names: ``.`` / ``..``, names with a NUL character (HDF5 cuts them there), names
+    over ``NAME_LIMIT`` bytes, two layers of one name, and the reserved
+    ``top_level_model_weights``."""
+    seen = set()
+    for layer in layers:
+        name = layer.name
+        problem = None
+        if name in (".", "..") or "\0" in name:
+            problem = "is not a valid HDF5 group name"
+        elif len(name.encode("utf-8")) > integrity.NAME_LIMIT:
+            problem = (f"is {len(name.encode('utf-8'))} bytes long; HDF5 files (and Keras) "
+                       f"store names of at most {integrity.NAME_LIMIT} bytes")
+        elif name == "top_level_model_weights":
+            problem = "is reserved for the model's own weights in the file"
+        elif name in seen:
+            problem = "is used by two layers; layer names must be unique within a model"
+        if problem is not None:
+            raise ValueError(f"cannot save model '{model.name}': layer name "
+                             f"{name[:60]!r}{'...' if len(name) > 60 else ''} {problem}; "
+                             "rename the layer (name=...)")
+        seen.add(name)
+
+
 def write_legacy_weights(group, model):
     """Write ``model``'s weights in the legacy layout into ``group``; returns the layout
     structure (names) that the layout checksum covers."""
     layers = model.layers
+    check_group_names(model, layers)
     integrity.write_name_list(group, "layer_names", [layer.name for layer in layers])
     integrity.write_text_attr(group, "backend", LAMINA_BACKEND)
     integrity.write_text_attr(group, "keras_version", keras_files.KERAS_SCHEMA_VERSION)

@@ -135,6 +135,9 @@ class Layer:
     def __init__(self, name=None, trainable=True, dtype=None, input_shape=None):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"layer name must be a string, got {name!r}")
+        if name is not None and "/" in name:
+            raise ValueError(f"layer name cannot contain '/' (it separates the parts of "
+                             f"weight paths, as in Keras), got name={name!r}")
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = bool(trainable)
         if isinstance(dtype, dict):  # Keras 3 DTypePolicy config

@@ -556,3 +556,68 @@ def test_resume_is_bit_identical_with_a_seeded_dropout_layer(tmp_path):
     resumed.fit(x, y, epochs=4, initial_epoch=2, batch_size=16, verbose=0)
     for a, b in zip(straight.get_weights(), resumed.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------- large models
+# Configs over 64 KB once did not fit in an HDF5 attribute: nothing could save these models.
+def deep_mlp(depth, seed=5):
+    lamina.utils.set_random_seed(seed)
+    model = lamina.Sequential([layers.Input((6,))] +
+                              [layers.Dense(3, activation="tanh", use_bias=False)
+                               for _ in range(depth)] +
+                              [layers.Dense(3, activation="softmax")], name="deep")
+    model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+    return model
+
+
+def residual_graph(blocks):
+    """A ResNet-like functional graph of ``3 * blocks + 2`` layers."""
+    inputs = layers.Input((6,))
+    hidden = layers.Dense(4)(inputs)
+    for _ in range(blocks):
+        branch = layers.Dense(4, activation="relu")(layers.LayerNormalization()(hidden))
+        hidden = layers.Add()([hidden, branch])
+    model = lamina.Model(inputs, layers.Dense(3)(hidden), name="residual")
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def _config_size(path):
+    with h5py.File(path, "r") as handle:        # one attribute, as Keras writes and reads it
+        return len(handle.attrs["model_config"])
+
+
+def test_a_500_layer_model_saves_loads_pickles_and_deepcopies(tmp_path):
+    x, y = data(8)
+    model = deep_mlp(500)
+    model.train_on_batch(x, y)
+    model.save(tmp_path / "deep.h5")
+    assert _config_size(tmp_path / "deep.h5") > 65536
+    for copied in (lamina.load_model(tmp_path / "deep.h5"), pickle.loads(pickle.dumps(model)),
+                   copy.deepcopy(model)):
+        assert len(copied.layers) == 501 and copied.optimizer.iterations == 1
+        assert_same_predictions(model, copied, x)
+
+
+def test_a_150_layer_residual_graph_saves_and_loads_in_every_layout(tmp_path):
+    x = data(8)[0]
+    model = residual_graph(50)
+    model.train_on_batch(x, np.zeros((8, 3), "float32"))
+    model.save(tmp_path / "res.h5")
+    assert _config_size(tmp_path / "res.h5") > 65536
+    assert_same_predictions(model, lamina.load_model(tmp_path / "res.h5"), x)
+    for name in ("res.weights.h5", "res_legacy.h5"):
+        model.save_weights(tmp_path / name)
+        twin = residual_graph(50)
+        twin.load_weights(tmp_path / name)
+        assert_same_predictions(model, twin, x)
+
+
+def test_model_checkpoint_saves_a_160_layer_model_every_epoch(tmp_path):
+    x, y = data(16)
+    model = deep_mlp(160)
+    model.fit(x, y, epochs=2, batch_size=8, verbose=0,
+              callbacks=[lamina.callbacks.ModelCheckpoint(str(tmp_path / "e{epoch}.h5"))])
+    assert sorted(os.listdir(tmp_path)) == ["e1.h5", "e2.h5"]
+    assert _config_size(tmp_path / "e2.h5") > 65536
+    assert_same_predictions(model, lamina.load_model(tmp_path / "e2.h5"), x)

@@ -450,3 +450,28 @@ def test_fuzzed_files_load_correctly_or_raise_documented_errors(tmp_path):
     assert not problems, "unsafe loads:\n" + "\n".join(problems)
     kinds = {o for values in outcomes.values() for o in values}
     assert "same" in kinds and any(k.startswith("error:") for k in kinds)
+
+
+def test_fuzzed_files_with_a_config_over_64_kb_load_or_raise_documented_errors(tmp_path):
+    """The same guarantee for a file whose model_config lives in HDF5's dense attribute
+    storage (a fractal heap and a B-tree), which only configs over 64 KB use."""
+    lamina.utils.set_random_seed(0)
+    model = lamina.Sequential([layers.Input((4,))] +
+                              [layers.Dense(4, activation="tanh", use_bias=False)
+                               for _ in range(160)] + [layers.Dense(2)])
+    model.save(tmp_path / "big.h5")
+    with h5py.File(tmp_path / "big.h5", "r") as handle:
+        assert len(handle.attrs["model_config"]) > 65536
+    np.savez(tmp_path / "reference.npz", x=X, y=model.predict(X, verbose=0))
+    rng = np.random.default_rng(20240602)
+    mutations = _mutations((tmp_path / "big.h5").read_bytes(), rng, 20, 4, "big.h5")
+    files = []
+    for index, (_, content) in enumerate(mutations):
+        (tmp_path / f"mutant_{index:02d}.h5").write_bytes(content)
+        files.append(f"mutant_{index:02d}.h5")
+    outcomes = _run_worker(str(tmp_path), str(tmp_path / "reference.npz"), files, timeout=60)
+    problems = [f"{description}: {outcome}"
+                for name, (description, _) in zip(files, mutations)
+                for outcome in outcomes[name]
+                if outcome != "same" and not outcome.startswith("error:")]
+    assert not problems, "unsafe loads:\n" + "\n".join(problems)

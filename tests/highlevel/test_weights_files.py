@@ -215,3 +215,29 @@ def test_matching_names_pair_layers_whatever_their_order(tmp_path, suffix):
         for a, b in zip(source.get_layer(name).get_weights(),
                         target.get_layer(name).get_weights()):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("names, expected", [
+    ((".", "second"), "not a valid HDF5 group name"),
+    (("..", "second"), "not a valid HDF5 group name"),
+    (("fir\0st", "second"), "not a valid HDF5 group name"),
+    (("x" * 70000, "second"), "70000 bytes long"),
+    (("top_level_model_weights", "second"), "reserved"),
+    (("twin", "twin"), "used by two layers"),
+])
+@pytest.mark.parametrize("how", ["save", "save_weights"])
+def test_layer_names_the_legacy_layout_cannot_store_are_refused_at_save(tmp_path, names,
+                                                                        expected, how):
+    model = stack(names=names)
+    path = tmp_path / "m.h5"
+    with pytest.raises(ValueError, match=f"cannot save model.*{expected}.*rename the layer"):
+        getattr(model, how)(path)
+    assert not path.exists()
+
+
+def test_keras3_layout_stores_any_layer_name(tmp_path):
+    model = stack(names=(".", "x" * 70000))
+    model.save_weights(tmp_path / "m.weights.h5")
+    twin = stack(names=(".", "x" * 70000), seed=1)
+    twin.load_weights(tmp_path / "m.weights.h5")
+    assert same(model, twin)

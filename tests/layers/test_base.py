@@ -126,6 +126,13 @@ def test_get_config_from_config_round_trip_for_custom_layer():
     assert clone.name == "my_scale" and not clone.trainable and clone.dtype == "float64"
 
 
+def test_layer_names_with_a_slash_are_refused_at_creation():
+    with pytest.raises(ValueError, match="cannot contain '/'.*'a/b'"):
+        layers.Dense(3, name="a/b")
+    with pytest.raises(ValueError, match="cannot contain '/'"):
+        lamina.Sequential([layers.Dense(2)], name="outer/inner")
+
+
 def test_input_shape_kwarg_in_config():
     dense = layers.Dense(3, input_shape=(5,))
     config = dense.get_config()
