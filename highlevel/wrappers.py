@@ -14,16 +14,25 @@ Keras 3's signature plus scikit-learn's ``random_state``::
   ``activation``, ``learning_rate``; Adam; computed in float64). ``SKLearnTransformer``'s
   default is an autoencoder on X whose hidden layer is the transform.
 * ``fit_kwargs``: keyword arguments of ``model.fit`` (the keywords of the wrapper's ``fit``
-  win). Defaults: ``batch_size=min(200, n_samples)``, ``epochs=200``, early stopping on
-  the training loss (tol 1e-4, 10 epochs without improvement) unless ``callbacks`` are
-  given, ``verbose=0``.
+  win). The defaults depend on the network. For ``model=None`` (the MLP-like default
+  network) they are scikit-learn's MLP ones: ``batch_size=min(200, n_samples)``,
+  ``epochs=200``, early stopping on the training loss (tol 1e-4, 10 epochs without
+  improvement) unless ``callbacks`` are given. A user-supplied ``model`` (instance or
+  callable) trains with Keras' own ``fit`` defaults, as Keras 3's and scikeras' wrappers
+  do: ``batch_size=32``, ``epochs=1``, no early stopping. Always ``verbose=0``,
+  ``shuffle=True``.
 * ``random_state``: an int makes fits reproducible (weights, shuffling, dropout); the
   engine's global seed is set during the fit and restored afterwards.
 
 Keys inside ``model_kwargs``/``fit_kwargs`` are parameters too
 (``model_kwargs__hidden_layer_sizes``, ``fit_kwargs__epochs``), so ``GridSearchCV`` can
 tune them. A fitted estimator pickles its network as in-memory HDF5 (no code or arrays go
-through pickle's object graph), so joblib parallelism works.
+through pickle's object graph), so joblib parallelism works. Custom layer classes, Lambda
+functions and loss functions travel by their import name ``"module:qualname"`` only:
+they must be defined at the top level of a module the unpickling process (a joblib
+worker) can import; a lambda or a locally defined one raises ``pickle.PicklingError``.
+X may be a NumPy array, a sparse matrix or a pandas DataFrame (``feature_names_in_`` is
+kept, as scikit-learn does); y an array, a pandas Series or DataFrame.
 
 Example:
     >>> from sklearn.pipeline import make_pipeline
@@ -41,6 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d,
                                       validate_data)
 
+from . import saving
 from . import wrapper_defaults as defaults
 from .model import Model, clone_model
 
@@ -48,20 +58,16 @@ _NESTED = ("model_kwargs", "fit_kwargs")
 
 
 class _SerializedModel:
-    """A fitted model inside a pickle: its in-memory HDF5 bytes (see ``Model.to_bytes``)."""
+    """A fitted model inside a pickle: its in-memory HDF5 bytes (see ``Model.to_bytes``)
+    and its custom objects as ``{name: "module:qualname"}`` strings
+    (:func:`saving.pickled_state`), so the pickle holds no class, function or code."""
 
-    def __init__(self, data):
-        self.data = data
+    def __init__(self, model):
+        self.data, self.references = saving.pickled_state(model)
 
-
-def _to_bytes(model):
-    return _SerializedModel(model.to_bytes())
-
-
-def _from_bytes(value):
-    from . import models
-
-    return models.from_bytes(value.data)
+    def rebuild(self):
+        """The model, its custom objects imported by name in this process."""
+        return saving.rebuild(self.data, getattr(self, "references", {}))
 
 
 class SKLearnWrapper(BaseEstimator):
@@ -159,7 +165,7 @@ class SKLearnWrapper(BaseEstimator):
             model = self.model_ if continuing else self._build_model(X, target)
             arguments = defaults.training_arguments(
                 len(X), self.fit_kwargs, call_kwargs, epochs_done=self._epochs_done,
-                one_epoch=incremental)
+                one_epoch=incremental, default_network=self.model is None)
             self._translate_fit_arguments(arguments)
             history = model.fit(X, self._fit_target(model, X, target),
                                 sample_weight=sample_weight, **arguments)
@@ -230,14 +236,14 @@ class SKLearnWrapper(BaseEstimator):
         state = dict(super().__getstate__())
         for key in ("model", "model_"):
             if isinstance(state.get(key), Model):
-                state[key] = _to_bytes(state[key])
+                state[key] = _SerializedModel(state[key])
         return state
 
     def __setstate__(self, state):
         state = dict(state)
         for key in ("model", "model_"):
             if isinstance(state.get(key), _SerializedModel):
-                state[key] = _from_bytes(state[key])
+                state[key] = state[key].rebuild()
         super().__setstate__(state)
 
 

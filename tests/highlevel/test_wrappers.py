@@ -30,7 +30,10 @@ from lamina.backends import state
 from lamina.highlevel import wrapper_defaults
 from lamina.highlevel.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
 
+import lamina_custom_objects as custom_objects         # tests/highlevel/support (conftest)
+
 SMALL = {"hidden_layer_sizes": (16,)}
+SUPPORT = str(pathlib.Path(custom_objects.__file__).parent)
 
 
 @pytest.fixture(scope="module")
@@ -466,6 +469,62 @@ def test_model_parameter_pickles_as_hdf5(iris):
     restored = pickle.loads(pickle.dumps(clf))
     assert isinstance(restored.model, lamina.Model)
     np.testing.assert_array_equal(restored.predict(X), clf.predict(X))
+
+
+def _custom_classifier(iris_X, **kwargs):
+    model = custom_objects.custom_network(iris_X.shape[1], 3)
+    return SKLearnClassifier(model=model, fit_kwargs={"epochs": 3}, random_state=0, **kwargs)
+
+
+def test_custom_layers_and_lambda_pickle_by_import_name_only(iris, tmp_path):
+    X, y = iris
+    clf = _custom_classifier(X).fit(X, y)
+    data = pickle.dumps(clf)
+    found = _pickled_globals(data)
+    assert not {module for module, _ in found} & {"lamina_custom_objects", "__main__"}, found
+    for reference in (b"lamina_custom_objects:RegisteredScale", b"lamina_custom_objects:Shift",
+                      b"lamina_custom_objects:soft_clip"):
+        assert reference in data
+    # a fresh process, where neither the module nor its registration has been imported
+    (tmp_path / "clf.pkl").write_bytes(data)
+    np.save(tmp_path / "X.npy", X)
+    script = (f"import pickle, sys, numpy as np; sys.path.insert(0, {SUPPORT!r}); "
+              f"clf = pickle.loads(open({str(tmp_path / 'clf.pkl')!r}, 'rb').read()); "
+              "assert 'lamina_custom_objects' in sys.modules; "
+              f"np.save({str(tmp_path / 'p.npy')!r}, "
+              f"clf.predict_proba(np.load({str(tmp_path / 'X.npy')!r})))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), clf.predict_proba(X))
+
+
+def test_custom_layers_in_grid_search_and_cross_validate_in_two_processes(iris):
+    from sklearn.model_selection import cross_validate
+
+    X, y = iris
+    search = GridSearchCV(_custom_classifier(X), {"fit_kwargs__epochs": [1, 2]}, cv=3,
+                          n_jobs=2).fit(X, y)
+    assert type(search.best_estimator_.model_.layers[0]) is custom_objects.RegisteredScale
+    results = cross_validate(_custom_classifier(X), X, y, cv=3, n_jobs=2,
+                             return_estimator=True)
+    serial = cross_validate(_custom_classifier(X), X, y, cv=3, return_estimator=True)
+    np.testing.assert_allclose(results["test_score"], serial["test_score"])
+    for fitted in results["estimator"]:
+        assert [type(layer).__name__ for layer in fitted.model_.layers[:3]] == \
+            ["RegisteredScale", "Shift", "Lambda"]
+        assert fitted.model_.layers[2].function is custom_objects.soft_clip
+
+
+def test_a_lambda_function_is_never_pickled_as_code(iris):
+    X, y = iris
+    model = lamina.Sequential([lamina.Input((4,)), layers.Lambda(lambda t: t * 2.0),
+                               layers.Dense(3, activation="softmax")])
+    model.compile(optimizer="adam", loss="categorical_crossentropy")
+    clf = SKLearnClassifier(model=model, fit_kwargs={"epochs": 1}).fit(X, y)
+    with pytest.raises(pickle.PicklingError, match="not importable by name"):
+        pickle.dumps(clf)
+    assert clf.predict(X[:2]).shape == (2,)       # the estimator is untouched
 
 
 # ---------------------------------------------------------------------- joblib
