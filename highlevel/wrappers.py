@@ -55,6 +55,9 @@ from . import wrapper_defaults as defaults
 from .model import Model, clone_model
 
 _NESTED = ("model_kwargs", "fit_kwargs")
+#: scikit-learn's validation of X (arrays, sparse matrices, pandas DataFrames: it keeps
+#: ``feature_names_in_`` and checks them at prediction time)
+_X_CHECKS = {"accept_sparse": ("csr", "csc", "coo"), "dtype": (np.float64, np.float32)}
 
 
 class _SerializedModel:
@@ -184,8 +187,7 @@ class SKLearnWrapper(BaseEstimator):
         return defaults.DEFAULT_DTYPE if self.model is None else None
 
     def _validate_fit_data(self, X, y, reset):
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True,
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True,
                              y_numeric=False)
 
     def _build_model(self, X, target):
@@ -220,10 +222,12 @@ class SKLearnWrapper(BaseEstimator):
 
     # ------------------------------------------------------------------ predicting
     def _outputs(self, X):
+        return self._predict_with(self.model_, self._checked_X(X))
+
+    def _checked_X(self, X):
+        """``X`` of a prediction, validated against the fit (features, names), dense."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32))
-        return self._predict_with(self.model_, defaults.as_dense(X))
+        return defaults.as_dense(validate_data(self, X, reset=False, **_X_CHECKS))
 
     def _predict_with(self, model, X):
         batch_size = (self.fit_kwargs or {}).get("batch_size") or 1024
@@ -404,8 +408,7 @@ class SKLearnRegressor(RegressorMixin, SKLearnWrapper):
         return self._partial_fit(X, y, sample_weight)
 
     def _validate_fit_data(self, X, y, reset):
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True,
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True,
                              y_numeric=True)
 
     def _learn_target(self, y, first, classes=None):
@@ -468,11 +471,9 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
 
     def _validate_fit_data(self, X, y, reset):
         if self.model is None or y is None:
-            X = validate_data(self, X, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                              dtype=(np.float64, np.float32))
+            X = validate_data(self, X, reset=reset, **_X_CHECKS)
             return X, None
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True)
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True)
 
     def _learn_target(self, y, first, classes=None):
         return y
@@ -494,10 +495,7 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
 
     def transform(self, X):
         """The model's output for ``X`` (the default autoencoder: its hidden layer)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32))
-        return np.asarray(self._predict_with(self._transform_model(), defaults.as_dense(X)))
+        return np.asarray(self._predict_with(self._transform_model(), self._checked_X(X)))
 
 
 __all__ = ["SKLearnClassifier", "SKLearnRegressor", "SKLearnTransformer"]

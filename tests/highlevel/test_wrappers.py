@@ -571,6 +571,76 @@ def test_training_arguments_defaults_and_precedence():
         wrapper_defaults.network_settings({"hidden_units": 3})
 
 
+def test_a_user_model_trains_with_keras_fit_defaults(iris, monkeypatch):
+    X, y = iris
+    seen = []
+    original = lamina.Model.fit
+
+    def recording_fit(self, *args, **kwargs):
+        seen.append(kwargs)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(lamina.Model, "fit", recording_fit)
+    frozen = build_softmax(X, np.eye(3)[y])
+    frozen.compile(optimizer=lamina.optimizers.SGD(0.0), loss="categorical_crossentropy")
+    # the loss never improves: MLP-style early stopping would end after 11 epochs
+    clf = SKLearnClassifier(model=frozen, fit_kwargs={"epochs": 20}, random_state=0).fit(X, y)
+    assert clf.n_iter_ == 20 and len(clf.history_["loss"]) == 20
+    assert seen[-1]["batch_size"] == 32 and "callbacks" not in seen[-1]
+    SKLearnRegressor(model=lambda X, y: _linear(X), random_state=0).fit(X, y * 1.0)
+    assert (seen[-1]["batch_size"], seen[-1]["epochs"]) == (32, 1)
+    assert "callbacks" not in seen[-1]
+    SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 20}, random_state=0).fit(X, y)
+    assert seen[-1]["batch_size"] == len(X) and len(seen[-1]["callbacks"]) == 1
+    arguments = wrapper_defaults.training_arguments(1000, {"epochs": 4}, None,
+                                                    default_network=False)
+    assert arguments == {"batch_size": 32, "epochs": 4, "verbose": 0, "shuffle": True,
+                         "initial_epoch": 0}
+
+
+def _linear(X):
+    model = lamina.Sequential([lamina.Input((X.shape[1],)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+# ---------------------------------------------------------------------- pandas
+def test_dataframe_in_a_pipeline_works_like_the_numpy_array(iris):
+    pandas = pytest.importorskip("pandas")
+    X, y = iris
+    frame = pandas.DataFrame(X, columns=["sepal_l", "sepal_w", "petal_l", "petal_w"])
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    series = pandas.Series(labels, name="species")
+    weights = np.arange(len(X)) % 3 + 1.0
+
+    def pipeline():
+        return make_pipeline(StandardScaler().set_output(transform="pandas"),
+                             SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 5},
+                                               random_state=0))
+
+    from_frame = pipeline().fit(frame, series,
+                                sklearnclassifier__sample_weight=pandas.Series(weights))
+    from_array = pipeline().fit(X, labels, sklearnclassifier__sample_weight=weights)
+    # (StandardScaler itself differs in the last bit between a DataFrame and an array)
+    np.testing.assert_allclose(from_frame.predict_proba(frame), from_array.predict_proba(X),
+                               rtol=1e-12)
+    assert from_frame.predict(frame.iloc[:5]).tolist() == from_array.predict(X[:5]).tolist()
+    network = from_frame[-1]
+    assert network.feature_names_in_.tolist() == frame.columns.tolist()
+    with pytest.raises(ValueError, match="feature names"):
+        network.predict(frame[frame.columns[::-1]])
+    bare = SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 5}, random_state=0)
+    bare_frame, bare_array = clone(bare).fit(frame, series), clone(bare).fit(X, labels)
+    np.testing.assert_array_equal(bare_frame.predict_proba(frame), bare_array.predict_proba(X))
+    assert bare_frame.feature_names_in_.tolist() == frame.columns.tolist()
+    assert not hasattr(bare_array, "feature_names_in_")
+    targets = pandas.DataFrame({"a": X[:, 0], "b": X[:, 1]})
+    regressor = SKLearnRegressor(model_kwargs=SMALL, fit_kwargs={"epochs": 3}, random_state=0)
+    np.testing.assert_array_equal(
+        clone(regressor).fit(frame, targets).predict(frame),
+        clone(regressor).fit(X, targets.to_numpy()).predict(X))
+
+
 # ---------------------------------------------------------------------- examples
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
