@@ -222,7 +222,8 @@ class SKLearnWrapper(BaseEstimator):
 
     # ------------------------------------------------------------------ predicting
     def _outputs(self, X):
-        return self._predict_with(self.model_, self._checked_X(X))
+        X = self._checked_X(X)
+        return self._predict_with(self.model_, X)
 
     def _checked_X(self, X):
         """``X`` of a prediction, validated against the fit (features, names), dense."""
@@ -495,7 +496,8 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
 
     def transform(self, X):
         """The model's output for ``X`` (the default autoencoder: its hidden layer)."""
-        return np.asarray(self._predict_with(self._transform_model(), self._checked_X(X)))
+        X = self._checked_X(X)
+        return np.asarray(self._predict_with(self._transform_model(), X))
 
 
 __all__ = ["SKLearnClassifier", "SKLearnRegressor", "SKLearnTransformer"]
