@@ -336,7 +336,8 @@ def import_reference(obj, name, model_name):
         raise pickle.PicklingError(
             f"cannot pickle model '{model_name}': its custom object {name!r} ({obj!r}) is "
             "not importable by name, and lamina pickles custom objects only by their "
-            "import name, never as code: define it at the top level of an importable module")
+            "import name, never as code: define it at the top level of an importable "
+            "module")
     return reference
 
 

@@ -269,6 +269,6 @@ def uses_sparse_loss(model):
     return any("sparse" in name.lower() for name in names)
 
 
-__all__ = ["DEFAULT_MODEL_KWARGS", "KERAS_FIT_DEFAULTS", "build_autoencoder", "build_mlp", "compile_like",
-           "encoder_of", "engine_scope", "network_settings", "output_units", "seed_from",
-           "training_arguments", "uses_sparse_loss", "worker_blas_threads"]
+__all__ = ["DEFAULT_MODEL_KWARGS", "KERAS_FIT_DEFAULTS", "build_autoencoder", "build_mlp",
+           "compile_like", "encoder_of", "engine_scope", "network_settings", "output_units",
+           "seed_from", "training_arguments", "uses_sparse_loss", "worker_blas_threads"]

@@ -40,7 +40,8 @@ def test_custom_objects_pickle_as_import_names():
     assert [type(layer) for layer in restored.layers[:2]] == [
         custom_objects.RegisteredScale, custom_objects.Shift]
     assert restored.layers[2].function is custom_objects.soft_clip
-    np.testing.assert_array_equal(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+    np.testing.assert_array_equal(restored.predict(x, verbose=0),
+                                  model.predict(x, verbose=0))
     _, references = saving.pickled_state(model)
     assert references == {name: f"lamina_custom_objects:{name}"
                           for name in ("RegisteredScale", "Shift", "soft_clip")}

@@ -473,7 +473,8 @@ def test_model_parameter_pickles_as_hdf5(iris):
 
 def _custom_classifier(iris_X, **kwargs):
     model = custom_objects.custom_network(iris_X.shape[1], 3)
-    return SKLearnClassifier(model=model, fit_kwargs={"epochs": 3}, random_state=0, **kwargs)
+    return SKLearnClassifier(model=model, fit_kwargs={"epochs": 3}, random_state=0,
+                             **kwargs)
 
 
 def test_custom_layers_and_lambda_pickle_by_import_name_only(iris, tmp_path):
@@ -481,10 +482,10 @@ def test_custom_layers_and_lambda_pickle_by_import_name_only(iris, tmp_path):
     clf = _custom_classifier(X).fit(X, y)
     data = pickle.dumps(clf)
     found = _pickled_globals(data)
-    assert not {module for module, _ in found} & {"lamina_custom_objects", "__main__"}, found
-    for reference in (b"lamina_custom_objects:RegisteredScale", b"lamina_custom_objects:Shift",
-                      b"lamina_custom_objects:soft_clip"):
-        assert reference in data
+    modules = {module for module, _ in found}
+    assert not modules & {"lamina_custom_objects", "__main__"}, found
+    for name in (b"RegisteredScale", b"Shift", b"soft_clip"):
+        assert b"lamina_custom_objects:" + name in data
     # a fresh process, where neither the module nor its registration has been imported
     (tmp_path / "clf.pkl").write_bytes(data)
     np.save(tmp_path / "X.npy", X)
@@ -584,13 +585,16 @@ def test_a_user_model_trains_with_keras_fit_defaults(iris, monkeypatch):
     frozen = build_softmax(X, np.eye(3)[y])
     frozen.compile(optimizer=lamina.optimizers.SGD(0.0), loss="categorical_crossentropy")
     # the loss never improves: MLP-style early stopping would end after 11 epochs
-    clf = SKLearnClassifier(model=frozen, fit_kwargs={"epochs": 20}, random_state=0).fit(X, y)
+    clf = SKLearnClassifier(model=frozen, fit_kwargs={"epochs": 20}, random_state=0)
+    clf.fit(X, y)
     assert clf.n_iter_ == 20 and len(clf.history_["loss"]) == 20
     assert seen[-1]["batch_size"] == 32 and "callbacks" not in seen[-1]
     SKLearnRegressor(model=lambda X, y: _linear(X), random_state=0).fit(X, y * 1.0)
     assert (seen[-1]["batch_size"], seen[-1]["epochs"]) == (32, 1)
     assert "callbacks" not in seen[-1]
-    SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 20}, random_state=0).fit(X, y)
+    default = SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 20},
+                                random_state=0)
+    default.fit(X, y)
     assert seen[-1]["batch_size"] == len(X) and len(seen[-1]["callbacks"]) == 1
     arguments = wrapper_defaults.training_arguments(1000, {"epochs": 4}, None,
                                                     default_network=False)
@@ -631,11 +635,13 @@ def test_dataframe_in_a_pipeline_works_like_the_numpy_array(iris):
         network.predict(frame[frame.columns[::-1]])
     bare = SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 5}, random_state=0)
     bare_frame, bare_array = clone(bare).fit(frame, series), clone(bare).fit(X, labels)
-    np.testing.assert_array_equal(bare_frame.predict_proba(frame), bare_array.predict_proba(X))
+    np.testing.assert_array_equal(bare_frame.predict_proba(frame),
+                                  bare_array.predict_proba(X))
     assert bare_frame.feature_names_in_.tolist() == frame.columns.tolist()
     assert not hasattr(bare_array, "feature_names_in_")
     targets = pandas.DataFrame({"a": X[:, 0], "b": X[:, 1]})
-    regressor = SKLearnRegressor(model_kwargs=SMALL, fit_kwargs={"epochs": 3}, random_state=0)
+    regressor = SKLearnRegressor(model_kwargs=SMALL, fit_kwargs={"epochs": 3},
+                                 random_state=0)
     np.testing.assert_array_equal(
         clone(regressor).fit(frame, targets).predict(frame),
         clone(regressor).fit(X, targets.to_numpy()).predict(X))
