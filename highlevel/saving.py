@@ -18,8 +18,10 @@ only; loading rebuilds the model from them (custom classes and Lambda functions 
 Errors are the documented :mod:`checkpoint_errors` (re-exported here).
 """
 
+import importlib
 import json
 import os
+import pickle
 
 import numpy as np
 
@@ -286,9 +288,20 @@ def restore_from_checkpoint(model, filepath):
 
 
 # ---------------------------------------------------------------------------- pickling
+_OWN_PACKAGE = __name__.split(".")[0]
+
+
+def _is_own(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return module == _OWN_PACKAGE or module.startswith(_OWN_PACKAGE + ".")
+
+
 def custom_objects_of(model):
-    """``{name: class or function}`` for every class and Lambda function in ``model``
-    that the registry would not give back (pickled by reference, never as code)."""
+    """``{name: class or function}`` for every object a config of ``model`` names that
+    lamina's own registry would not give back in a fresh process: classes defined outside
+    lamina (even when registered: the registration runs only where their module is
+    imported), every Lambda function (configs store only its name) and custom loss
+    functions. Keys are the names the configs use."""
     from ..layers.base import LAYERS
     objects = {}
     stack, seen = [model], set()
@@ -298,10 +311,11 @@ def custom_objects_of(model):
             continue
         seen.add(id(layer))
         name = layer.registered_class_name()
-        if name not in LAYERS or LAYERS.lookup(name) is not type(layer):
-            objects[name] = type(layer)
+        cls = type(layer)
+        if not _is_own(cls) or name not in LAYERS or LAYERS.lookup(name) is not cls:
+            objects[name] = cls
         function = getattr(layer, "function", None)
-        if callable(function) and type(layer).__name__ == "Lambda":
+        if callable(function) and cls.__name__ == "Lambda":
             key = getattr(function, "__name__", None)
             objects[key if key and key != "<lambda>" else layer.name] = function
         stack.extend(layer._tracked_layers())
@@ -309,19 +323,90 @@ def custom_objects_of(model):
     compiled = getattr(model, "_compiled_loss", None)
     for loss in getattr(compiled, "losses", None) or []:
         fn = getattr(loss, "fn", None)
-        if callable(fn) and getattr(fn, "__name__", None):
+        if callable(fn) and getattr(fn, "__name__", None) and not _is_own(fn):
             objects.setdefault(fn.__name__, fn)
     return objects
 
 
-def rebuild(data, custom_objects):
-    """Unpickling entry point of :meth:`Model.__reduce__`."""
-    return from_bytes(data, custom_objects=custom_objects)
+def _import(reference):
+    """The object ``"module:qualname"`` names, imported (a module must be importable)."""
+    module_name, _, qualname = reference.partition(":")
+    parts = qualname.split(".")
+    if not all(part.isidentifier() for part in module_name.split(".") + parts):
+        raise ValueError(f"{reference!r} is not a 'module:qualname' reference")
+    found = importlib.import_module(module_name)
+    for part in parts:
+        found = getattr(found, part)
+    return found
+
+
+def import_reference(obj, name, model_name):
+    """``"module:qualname"`` by which another process imports ``obj`` (the custom object
+    configs call ``name``). Raises ``pickle.PicklingError`` when that name does not lead
+    back to ``obj`` (a lambda, a function or class defined inside a function, a
+    ``functools.partial``): such objects could only travel as code, which lamina never
+    pickles."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    reference = f"{module}:{qualname}"
+    try:
+        importable = bool(module and qualname) and _import(reference) is obj
+    except (ImportError, AttributeError, ValueError):
+        importable = False
+    if not importable:
+        raise pickle.PicklingError(
+            f"cannot pickle model '{model_name}': its custom object {name!r} ({obj!r}) is "
+            "not importable by name, and lamina pickles custom objects only by their "
+            "import name, never as code: define it at the top level of an importable "
+            "module")
+    return reference
+
+
+def resolve_references(references):
+    """``{name: object}`` from ``{name: "module:qualname"}`` (:func:`import_reference`):
+    each module is imported by name (it must be importable in this process; nothing is
+    evaluated). Raises ``pickle.UnpicklingError`` naming the object and the module."""
+    if not isinstance(references, dict):
+        raise pickle.UnpicklingError(f"custom object references must be a dict, got "
+                                     f"{type(references).__name__}")
+    objects = {}
+    for name, reference in references.items():
+        if not isinstance(reference, str):
+            raise pickle.UnpicklingError(f"the custom object {name!r} is pickled as "
+                                         f"{type(reference).__name__}, not as a "
+                                         "'module:qualname' reference")
+        try:
+            found = _import(reference)
+        except (ImportError, AttributeError, ValueError) as error:
+            raise pickle.UnpicklingError(
+                f"cannot rebuild the pickled model: its custom object {name!r} is "
+                f"{reference!r}, which this process cannot import ({type(error).__name__}: "
+                f"{error}); make module {reference.partition(':')[0]!r} importable here "
+                "(sys.path / PYTHONPATH)") from error
+        if not callable(found):
+            raise pickle.UnpicklingError(f"the custom object {name!r} ({reference!r}) is "
+                                         f"not a class or function: {found!r}")
+        objects[name] = found
+    return objects
+
+
+def pickled_state(model):
+    """``(HDF5 bytes, {name: "module:qualname"})``: all a pickle of ``model`` holds."""
+    references = {name: import_reference(obj, name, model.name)
+                  for name, obj in custom_objects_of(model).items()}
+    return to_bytes(model), references
+
+
+def rebuild(data, references):
+    """Unpickling entry point of :meth:`Model.__reduce__`: the model from its HDF5 bytes,
+    custom objects imported by name (:func:`resolve_references`)."""
+    return from_bytes(data, custom_objects=resolve_references(references))
 
 
 def reduce_model(model):
-    """``Model.__reduce__``: the model travels as in-memory HDF5 bytes."""
-    return rebuild, (to_bytes(model), custom_objects_of(model))
+    """``Model.__reduce__``: the model travels as in-memory HDF5 bytes, its custom objects
+    as ``"module:qualname"`` strings (no class, function or code in the pickle)."""
+    return rebuild, pickled_state(model)
 
 
 def deepcopy_model(model):
@@ -332,5 +417,6 @@ def deepcopy_model(model):
 __all__ = ["CheckpointError", "CheckpointNotFoundError", "ConfigError", "CorruptFileError",
            "MissingConfigError", "NotHDF5Error", "TruncatedFileError", "UnknownClassError",
            "UnsupportedFormatError", "WeightMismatchError", "deepcopy_model", "from_bytes",
-           "load_model", "read_source", "reduce_model", "restore_from_checkpoint",
-           "save_model", "to_bytes", "training_config"]
+           "import_reference", "load_model", "pickled_state", "read_source", "rebuild",
+           "reduce_model", "resolve_references", "restore_from_checkpoint", "save_model",
+           "to_bytes", "training_config"]

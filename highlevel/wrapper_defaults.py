@@ -1,8 +1,9 @@
 """What the scikit-learn wrappers (:mod:`lamina.highlevel.wrappers`) use when the user
 leaves things out: the MLP-like networks built for ``model=None`` (scikit-learn's
-``MLPClassifier``/``MLPRegressor`` defaults, in float64), the training arguments
-(``batch_size=min(200, n_samples)``, up to 200 epochs, early stopping on the training
-loss, silent), the re-compilation of a cloned model, what the wrappers read off a user
+``MLPClassifier``/``MLPRegressor`` defaults, in float64), the training arguments (for
+the default network ``batch_size=min(200, n_samples)``, up to 200 epochs, early stopping
+on the training loss; for a user model Keras' ``fit`` defaults; silent), the
+re-compilation of a cloned model, what the wrappers read off a user
 model (output units, sparse loss), and the scoped engine state (seed, default float dtype,
 BLAS threads) that one wrapper fit runs under and restores.
 """
@@ -112,18 +113,34 @@ def encoder_of(autoencoder):
     return Model(autoencoder.inputs[0], code, name="encoder")
 
 
-def training_arguments(n_samples, fit_kwargs, call_kwargs, epochs_done=0, one_epoch=False):
+#: ``model.fit`` defaults for a user-supplied model: Keras' own (as Keras 3's and
+#: scikeras' wrappers train), but silent.
+KERAS_FIT_DEFAULTS = {"batch_size": 32, "epochs": 1, "verbose": 0, "shuffle": True}
+
+
+def training_arguments(n_samples, fit_kwargs, call_kwargs, epochs_done=0, one_epoch=False,
+                       default_network=True):
     """The keyword arguments of ``model.fit``: the defaults, then ``fit_kwargs``, then the
     keywords given to the wrapper's ``fit`` (later ones win). Nothing given is mutated.
+
+    The defaults depend on who made the network. The default network
+    (``default_network=True``, ``model=None``) trains like scikit-learn's MLP:
+    ``batch_size=min(200, n_samples)``, up to 200 epochs, early stopping on the training
+    loss (tol 1e-4, 10 epochs without improvement) unless ``callbacks`` are given. A
+    user-supplied model trains with Keras' ``fit`` defaults (:data:`KERAS_FIT_DEFAULTS`:
+    ``batch_size=32``, ``epochs=1``, no early stopping). Both are silent (``verbose=0``).
 
     ``epochs`` counts the epochs of this call: when training continues (warm start,
     ``partial_fit``) the epoch numbers carry on from ``epochs_done``, so each epoch gets
     its own shuffling. ``one_epoch`` (``partial_fit``) trains exactly one epoch."""
-    arguments = {"batch_size": min(MAX_BATCH_SIZE, n_samples), "epochs": MAX_EPOCHS,
-                 "verbose": 0, "shuffle": True}
+    if default_network:
+        arguments = {"batch_size": min(MAX_BATCH_SIZE, n_samples), "epochs": MAX_EPOCHS,
+                     "verbose": 0, "shuffle": True}
+    else:
+        arguments = dict(KERAS_FIT_DEFAULTS)
     arguments.update(fit_kwargs or {})
     arguments.update(call_kwargs or {})
-    if "callbacks" not in arguments and not one_epoch:
+    if default_network and "callbacks" not in arguments and not one_epoch:
         arguments["callbacks"] = [EarlyStopping(monitor="loss", min_delta=TOL,
                                                 patience=N_ITER_NO_CHANGE)]
     if one_epoch:
@@ -237,6 +254,6 @@ def uses_sparse_loss(model):
     return any("sparse" in name.lower() for name in names)
 
 
-__all__ = ["DEFAULT_MODEL_KWARGS", "build_autoencoder", "build_mlp", "compile_like",
-           "encoder_of", "engine_scope", "network_settings", "output_units", "seed_from",
-           "training_arguments", "uses_sparse_loss", "worker_blas_threads"]
+__all__ = ["DEFAULT_MODEL_KWARGS", "KERAS_FIT_DEFAULTS", "build_autoencoder", "build_mlp",
+           "compile_like", "encoder_of", "engine_scope", "network_settings", "output_units",
+           "seed_from", "training_arguments", "uses_sparse_loss", "worker_blas_threads"]

@@ -14,16 +14,25 @@ Keras 3's signature plus scikit-learn's ``random_state``::
   ``activation``, ``learning_rate``; Adam; computed in float64). ``SKLearnTransformer``'s
   default is an autoencoder on X whose hidden layer is the transform.
 * ``fit_kwargs``: keyword arguments of ``model.fit`` (the keywords of the wrapper's ``fit``
-  win). Defaults: ``batch_size=min(200, n_samples)``, ``epochs=200``, early stopping on
-  the training loss (tol 1e-4, 10 epochs without improvement) unless ``callbacks`` are
-  given, ``verbose=0``.
+  win). The defaults depend on the network. For ``model=None`` (the MLP-like default
+  network) they are scikit-learn's MLP ones: ``batch_size=min(200, n_samples)``,
+  ``epochs=200``, early stopping on the training loss (tol 1e-4, 10 epochs without
+  improvement) unless ``callbacks`` are given. A user-supplied ``model`` (instance or
+  callable) trains with Keras' own ``fit`` defaults, as Keras 3's and scikeras' wrappers
+  do: ``batch_size=32``, ``epochs=1``, no early stopping. Always ``verbose=0``,
+  ``shuffle=True``.
 * ``random_state``: an int makes fits reproducible (weights, shuffling, dropout); the
   engine's global seed is set during the fit and restored afterwards.
 
 Keys inside ``model_kwargs``/``fit_kwargs`` are parameters too
 (``model_kwargs__hidden_layer_sizes``, ``fit_kwargs__epochs``), so ``GridSearchCV`` can
 tune them. A fitted estimator pickles its network as in-memory HDF5 (no code or arrays go
-through pickle's object graph), so joblib parallelism works.
+through pickle's object graph), so joblib parallelism works. Custom layer classes, Lambda
+functions and loss functions travel by their import name ``"module:qualname"`` only:
+they must be defined at the top level of a module the unpickling process (a joblib
+worker) can import; a lambda or a locally defined one raises ``pickle.PicklingError``.
+X may be a NumPy array, a sparse matrix or a pandas DataFrame (``feature_names_in_`` is
+kept, as scikit-learn does); y an array, a pandas Series or DataFrame.
 
 Example:
     >>> from sklearn.pipeline import make_pipeline
@@ -41,27 +50,27 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d,
                                       validate_data)
 
+from . import saving
 from . import wrapper_defaults as defaults
 from .model import Model, clone_model
 
 _NESTED = ("model_kwargs", "fit_kwargs")
+#: scikit-learn's validation of X (arrays, sparse matrices, pandas DataFrames: it keeps
+#: ``feature_names_in_`` and checks them at prediction time)
+_X_CHECKS = {"accept_sparse": ("csr", "csc", "coo"), "dtype": (np.float64, np.float32)}
 
 
 class _SerializedModel:
-    """A fitted model inside a pickle: its in-memory HDF5 bytes (see ``Model.to_bytes``)."""
+    """A fitted model inside a pickle: its in-memory HDF5 bytes (see ``Model.to_bytes``)
+    and its custom objects as ``{name: "module:qualname"}`` strings
+    (:func:`saving.pickled_state`), so the pickle holds no class, function or code."""
 
-    def __init__(self, data):
-        self.data = data
+    def __init__(self, model):
+        self.data, self.references = saving.pickled_state(model)
 
-
-def _to_bytes(model):
-    return _SerializedModel(model.to_bytes())
-
-
-def _from_bytes(value):
-    from . import models
-
-    return models.from_bytes(value.data)
+    def rebuild(self):
+        """The model, its custom objects imported by name in this process."""
+        return saving.rebuild(self.data, getattr(self, "references", {}))
 
 
 class SKLearnWrapper(BaseEstimator):
@@ -159,7 +168,7 @@ class SKLearnWrapper(BaseEstimator):
             model = self.model_ if continuing else self._build_model(X, target)
             arguments = defaults.training_arguments(
                 len(X), self.fit_kwargs, call_kwargs, epochs_done=self._epochs_done,
-                one_epoch=incremental)
+                one_epoch=incremental, default_network=self.model is None)
             self._translate_fit_arguments(arguments)
             history = model.fit(X, self._fit_target(model, X, target),
                                 sample_weight=sample_weight, **arguments)
@@ -178,8 +187,7 @@ class SKLearnWrapper(BaseEstimator):
         return defaults.DEFAULT_DTYPE if self.model is None else None
 
     def _validate_fit_data(self, X, y, reset):
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True,
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True,
                              y_numeric=False)
 
     def _build_model(self, X, target):
@@ -214,10 +222,13 @@ class SKLearnWrapper(BaseEstimator):
 
     # ------------------------------------------------------------------ predicting
     def _outputs(self, X):
+        X = self._checked_X(X)
+        return self._predict_with(self.model_, X)
+
+    def _checked_X(self, X):
+        """``X`` of a prediction, validated against the fit (features, names), dense."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32))
-        return self._predict_with(self.model_, defaults.as_dense(X))
+        return defaults.as_dense(validate_data(self, X, reset=False, **_X_CHECKS))
 
     def _predict_with(self, model, X):
         batch_size = (self.fit_kwargs or {}).get("batch_size") or 1024
@@ -230,14 +241,14 @@ class SKLearnWrapper(BaseEstimator):
         state = dict(super().__getstate__())
         for key in ("model", "model_"):
             if isinstance(state.get(key), Model):
-                state[key] = _to_bytes(state[key])
+                state[key] = _SerializedModel(state[key])
         return state
 
     def __setstate__(self, state):
         state = dict(state)
         for key in ("model", "model_"):
             if isinstance(state.get(key), _SerializedModel):
-                state[key] = _from_bytes(state[key])
+                state[key] = state[key].rebuild()
         super().__setstate__(state)
 
 
@@ -398,8 +409,7 @@ class SKLearnRegressor(RegressorMixin, SKLearnWrapper):
         return self._partial_fit(X, y, sample_weight)
 
     def _validate_fit_data(self, X, y, reset):
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True,
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True,
                              y_numeric=True)
 
     def _learn_target(self, y, first, classes=None):
@@ -462,11 +472,9 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
 
     def _validate_fit_data(self, X, y, reset):
         if self.model is None or y is None:
-            X = validate_data(self, X, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                              dtype=(np.float64, np.float32))
+            X = validate_data(self, X, reset=reset, **_X_CHECKS)
             return X, None
-        return validate_data(self, X, y, reset=reset, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True)
+        return validate_data(self, X, y, reset=reset, **_X_CHECKS, multi_output=True)
 
     def _learn_target(self, y, first, classes=None):
         return y
@@ -488,10 +496,8 @@ class SKLearnTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SKLe
 
     def transform(self, X):
         """The model's output for ``X`` (the default autoencoder: its hidden layer)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc", "coo"),
-                          dtype=(np.float64, np.float32))
-        return np.asarray(self._predict_with(self._transform_model(), defaults.as_dense(X)))
+        X = self._checked_X(X)
+        return np.asarray(self._predict_with(self._transform_model(), X))
 
 
 __all__ = ["SKLearnClassifier", "SKLearnRegressor", "SKLearnTransformer"]

@@ -30,7 +30,10 @@ from lamina.backends import state
 from lamina.highlevel import wrapper_defaults
 from lamina.highlevel.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
 
+import lamina_custom_objects as custom_objects         # tests/highlevel/support (conftest)
+
 SMALL = {"hidden_layer_sizes": (16,)}
+SUPPORT = str(pathlib.Path(custom_objects.__file__).parent)
 
 
 @pytest.fixture(scope="module")
@@ -468,6 +471,63 @@ def test_model_parameter_pickles_as_hdf5(iris):
     np.testing.assert_array_equal(restored.predict(X), clf.predict(X))
 
 
+def _custom_classifier(iris_X, **kwargs):
+    model = custom_objects.custom_network(iris_X.shape[1], 3)
+    return SKLearnClassifier(model=model, fit_kwargs={"epochs": 3}, random_state=0,
+                             **kwargs)
+
+
+def test_custom_layers_and_lambda_pickle_by_import_name_only(iris, tmp_path):
+    X, y = iris
+    clf = _custom_classifier(X).fit(X, y)
+    data = pickle.dumps(clf)
+    found = _pickled_globals(data)
+    modules = {module for module, _ in found}
+    assert not modules & {"lamina_custom_objects", "__main__"}, found
+    for name in (b"RegisteredScale", b"Shift", b"soft_clip"):
+        assert b"lamina_custom_objects:" + name in data
+    # a fresh process, where neither the module nor its registration has been imported
+    (tmp_path / "clf.pkl").write_bytes(data)
+    np.save(tmp_path / "X.npy", X)
+    script = (f"import pickle, sys, numpy as np; sys.path.insert(0, {SUPPORT!r}); "
+              f"clf = pickle.loads(open({str(tmp_path / 'clf.pkl')!r}, 'rb').read()); "
+              "assert 'lamina_custom_objects' in sys.modules; "
+              f"np.save({str(tmp_path / 'p.npy')!r}, "
+              f"clf.predict_proba(np.load({str(tmp_path / 'X.npy')!r})))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), clf.predict_proba(X))
+
+
+def test_custom_layers_in_grid_search_and_cross_validate_in_two_processes(iris):
+    from sklearn.model_selection import cross_validate
+
+    X, y = iris
+    search = GridSearchCV(_custom_classifier(X), {"fit_kwargs__epochs": [1, 2]}, cv=3,
+                          n_jobs=2).fit(X, y)
+    assert type(search.best_estimator_.model_.layers[0]) is custom_objects.RegisteredScale
+    results = cross_validate(_custom_classifier(X), X, y, cv=3, n_jobs=2,
+                             return_estimator=True)
+    serial = cross_validate(_custom_classifier(X), X, y, cv=3, return_estimator=True)
+    np.testing.assert_allclose(results["test_score"], serial["test_score"])
+    for fitted in results["estimator"]:
+        assert [type(layer).__name__ for layer in fitted.model_.layers[:3]] == \
+            ["RegisteredScale", "Shift", "Lambda"]
+        assert fitted.model_.layers[2].function is custom_objects.soft_clip
+
+
+def test_a_lambda_function_is_never_pickled_as_code(iris):
+    X, y = iris
+    model = lamina.Sequential([lamina.Input((4,)), layers.Lambda(lambda t: t * 2.0),
+                               layers.Dense(3, activation="softmax")])
+    model.compile(optimizer="adam", loss="categorical_crossentropy")
+    clf = SKLearnClassifier(model=model, fit_kwargs={"epochs": 1}).fit(X, y)
+    with pytest.raises(pickle.PicklingError, match="not importable by name"):
+        pickle.dumps(clf)
+    assert clf.predict(X[:2]).shape == (2,)       # the estimator is untouched
+
+
 # ---------------------------------------------------------------------- joblib
 def test_cross_val_score_and_grid_search_in_two_processes(cancer):
     X, y = cancer
@@ -510,6 +570,81 @@ def test_training_arguments_defaults_and_precedence():
                                                                   one_epoch=True)
     with pytest.raises(ValueError, match="known keys"):
         wrapper_defaults.network_settings({"hidden_units": 3})
+
+
+def test_a_user_model_trains_with_keras_fit_defaults(iris, monkeypatch):
+    X, y = iris
+    seen = []
+    original = lamina.Model.fit
+
+    def recording_fit(self, *args, **kwargs):
+        seen.append(kwargs)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(lamina.Model, "fit", recording_fit)
+    frozen = build_softmax(X, np.eye(3)[y])
+    frozen.compile(optimizer=lamina.optimizers.SGD(0.0), loss="categorical_crossentropy")
+    # the loss never improves: MLP-style early stopping would end after 11 epochs
+    clf = SKLearnClassifier(model=frozen, fit_kwargs={"epochs": 20}, random_state=0)
+    clf.fit(X, y)
+    assert clf.n_iter_ == 20 and len(clf.history_["loss"]) == 20
+    assert seen[-1]["batch_size"] == 32 and "callbacks" not in seen[-1]
+    SKLearnRegressor(model=lambda X, y: _linear(X), random_state=0).fit(X, y * 1.0)
+    assert (seen[-1]["batch_size"], seen[-1]["epochs"]) == (32, 1)
+    assert "callbacks" not in seen[-1]
+    default = SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 20},
+                                random_state=0)
+    default.fit(X, y)
+    assert seen[-1]["batch_size"] == len(X) and len(seen[-1]["callbacks"]) == 1
+    arguments = wrapper_defaults.training_arguments(1000, {"epochs": 4}, None,
+                                                    default_network=False)
+    assert arguments == {"batch_size": 32, "epochs": 4, "verbose": 0, "shuffle": True,
+                         "initial_epoch": 0}
+
+
+def _linear(X):
+    model = lamina.Sequential([lamina.Input((X.shape[1],)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+# ---------------------------------------------------------------------- pandas
+def test_dataframe_in_a_pipeline_works_like_the_numpy_array(iris):
+    pandas = pytest.importorskip("pandas")
+    X, y = iris
+    frame = pandas.DataFrame(X, columns=["sepal_l", "sepal_w", "petal_l", "petal_w"])
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    series = pandas.Series(labels, name="species")
+    weights = np.arange(len(X)) % 3 + 1.0
+
+    def pipeline():
+        return make_pipeline(StandardScaler().set_output(transform="pandas"),
+                             SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 5},
+                                               random_state=0))
+
+    from_frame = pipeline().fit(frame, series,
+                                sklearnclassifier__sample_weight=pandas.Series(weights))
+    from_array = pipeline().fit(X, labels, sklearnclassifier__sample_weight=weights)
+    # (StandardScaler itself differs in the last bit between a DataFrame and an array)
+    np.testing.assert_allclose(from_frame.predict_proba(frame), from_array.predict_proba(X),
+                               rtol=1e-12)
+    assert from_frame.predict(frame.iloc[:5]).tolist() == from_array.predict(X[:5]).tolist()
+    network = from_frame[-1]
+    assert network.feature_names_in_.tolist() == frame.columns.tolist()
+    with pytest.raises(ValueError, match="feature names"):
+        network.predict(frame[frame.columns[::-1]])
+    bare = SKLearnClassifier(model_kwargs=SMALL, fit_kwargs={"epochs": 5}, random_state=0)
+    bare_frame, bare_array = clone(bare).fit(frame, series), clone(bare).fit(X, labels)
+    np.testing.assert_array_equal(bare_frame.predict_proba(frame),
+                                  bare_array.predict_proba(X))
+    assert bare_frame.feature_names_in_.tolist() == frame.columns.tolist()
+    assert not hasattr(bare_array, "feature_names_in_")
+    targets = pandas.DataFrame({"a": X[:, 0], "b": X[:, 1]})
+    regressor = SKLearnRegressor(model_kwargs=SMALL, fit_kwargs={"epochs": 3},
+                                 random_state=0)
+    np.testing.assert_array_equal(
+        clone(regressor).fit(frame, targets).predict(frame),
+        clone(regressor).fit(X, targets.to_numpy()).predict(X))
 
 
 # ---------------------------------------------------------------------- examples
