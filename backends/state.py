@@ -82,13 +82,13 @@ def scoped(**values):
 
 
 def backend():
-    """The active :class:`~lamina.backends.base.Backend` instance (this thread's scoped
+    """The active :class:`~lamina.backends.interface.Backend` instance (this thread's scoped
     one, else the process-wide one)."""
     current = _overlay.backend
     if current is _UNSET:
         current = _active["backend"]
         if current is None:
-            from . import selection
+            from . import context as selection
 
             with _lock:
                 current = _active["backend"]

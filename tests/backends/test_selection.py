@@ -139,8 +139,8 @@ def _hold_in_other_thread(enter, check):
 
 
 def test_use_backend_in_one_thread_leaves_the_others_engine(monkeypatch):
-    from lamina.backends import selection
-    from lamina.backends.numpy_backend import NumpyBackend
+    from lamina.backends import context as selection
+    from lamina.backends.numpy.engine import NumpyBackend
 
     other = NumpyBackend()
     other.name = "other"

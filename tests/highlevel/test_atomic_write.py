@@ -17,7 +17,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel import atomic_write
+from lamina.highlevel.saving import atomic_write
 
 
 def make_model(seed=0):

@@ -11,7 +11,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel.data import from_pandas, is_generator_like, is_sequence_like
+from lamina.highlevel.training.data_adapters import from_pandas, is_generator_like, is_sequence_like
 
 pd = pytest.importorskip("pandas")
 

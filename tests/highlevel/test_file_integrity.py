@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.highlevel.checkpoint_errors import CorruptFileError, UnsupportedFormatError
+from lamina.highlevel.saving.errors import CorruptFileError, UnsupportedFormatError
 
 KERAS_MLP = os.path.join(os.path.dirname(__file__), "..", "data", "keras", "keras_mlp.h5")
 BIAS = "model_weights/hidden/mlp/hidden/bias"           # (16,) float32
@@ -64,7 +64,7 @@ def test_external_storage_on_a_fifo_does_not_block(tmp_path):
     replace_bias(path, shape=(16,), dtype="float32", external=[(str(fifo), 0, 64)])
     assert "refused" in run_isolated(f"""
         import lamina
-        from lamina.highlevel.checkpoint_errors import UnsupportedFormatError
+        from lamina.highlevel.saving.errors import UnsupportedFormatError
         for load in (lamina.load_model, lamina.Sequential([lamina.layers.Input((8,)),
                 lamina.layers.Dense(16), lamina.layers.Dropout(0.1),
                 lamina.layers.Dense(3)]).load_weights):
@@ -84,7 +84,7 @@ def test_a_fifo_as_the_checkpoint_itself_is_refused(tmp_path):
     os.mkfifo(fifo)
     assert "refused" in run_isolated(f"""
         import lamina
-        from lamina.highlevel.checkpoint_errors import NotHDF5Error
+        from lamina.highlevel.saving.errors import NotHDF5Error
         try:
             lamina.load_model({str(fifo)!r})
         except NotHDF5Error as error:

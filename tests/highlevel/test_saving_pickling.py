@@ -11,7 +11,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel import saving
+from lamina.highlevel.saving import model_file as saving
 
 import lamina_custom_objects as custom_objects         # tests/highlevel/support (conftest)
 
@@ -36,7 +36,7 @@ def test_custom_objects_pickle_as_import_names():
     model = custom_objects.custom_network(4, 3)
     x = np.random.default_rng(0).normal(size=(5, 4))
     restored, found = _globals_of(pickle.dumps(model))
-    assert {module for module, _ in found} == {"lamina.highlevel.saving"}, found
+    assert {module for module, _ in found} == {"lamina.highlevel.saving.model_file"}, found
     assert [type(layer) for layer in restored.layers[:2]] == [
         custom_objects.RegisteredScale, custom_objects.Shift]
     assert restored.layers[2].function is custom_objects.soft_clip

@@ -8,7 +8,7 @@ import numpy as np
 import lamina
 from lamina import layers
 from lamina.backends import state
-from lamina.highlevel import wrapper_defaults
+from lamina.highlevel.wrappers import default_networks as wrapper_defaults
 
 THREADS = 8
 

@@ -7,7 +7,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel.training_arguments import check_validation_freq
+from lamina.highlevel.training.arguments import check_validation_freq
 
 X = np.linspace(0, 1, 40, dtype="float32").reshape(10, 4)
 Y = np.arange(10) % 3
