@@ -14,11 +14,16 @@ import sys
 
 from . import backends, layers
 from .backends import Tensor, Variable, config, grad, no_grad, ops
-from .highlevel import callbacks, losses, metrics, models, optimizers, utils
-from .highlevel.model import Model
-from .highlevel.saving import load_model
-from .highlevel.sequential import Sequential
-from .layers import Input, activations, constraints, initializers, regularizers
+from .highlevel.callbacks import callbacks
+from .highlevel.losses import losses
+from .highlevel.metrics import metrics
+from .highlevel import models, utils
+from .highlevel.optimizers import optimizers
+from .highlevel.models.model import Model
+from .highlevel.saving.model_file import load_model
+from .highlevel.models.sequential import Sequential
+from .layers import Input
+from .layers.options import activations, constraints, initializers, regularizers
 
 __version__ = "0.1.0"   # the one place the version is written (pyproject reads it)
 
@@ -27,12 +32,12 @@ __version__ = "0.1.0"   # the one place the version is written (pyproject reads 
 # scikit-learn, so it loads on first use only.
 _NAMESPACES = {
     "ops": "lamina.backends.ops", "config": "lamina.backends.config",
-    "callbacks": "lamina.highlevel.callbacks", "losses": "lamina.highlevel.losses",
-    "metrics": "lamina.highlevel.metrics", "models": "lamina.highlevel.models",
-    "optimizers": "lamina.highlevel.optimizers", "utils": "lamina.highlevel.utils",
-    "activations": "lamina.layers.activations", "initializers": "lamina.layers.initializers",
-    "regularizers": "lamina.layers.regularizers", "constraints": "lamina.layers.constraints",
-    "wrappers": "lamina.highlevel.wrappers",
+    "callbacks": "lamina.highlevel.callbacks.callbacks", "losses": "lamina.highlevel.losses.losses",
+    "metrics": "lamina.highlevel.metrics.metrics", "models": "lamina.highlevel.models",
+    "optimizers": "lamina.highlevel.optimizers.optimizers", "utils": "lamina.highlevel.utils",
+    "activations": "lamina.layers.options.activations", "initializers": "lamina.layers.options.initializers",
+    "regularizers": "lamina.layers.options.regularizers", "constraints": "lamina.layers.options.constraints",
+    "wrappers": "lamina.highlevel.wrappers.sklearn",
 }
 
 

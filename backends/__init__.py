@@ -8,13 +8,13 @@ Example:
     ...     pass
 """
 
-from . import config, host_tuning, ops
+from . import config, ops
+from .numpy import host_tuning
 from .autodiff import FreedGraphError, Tensor, Variable, grad, is_recording, no_grad
-from .base import Backend
-from .selection import (available_backends, get_backend, known_backends, set_backend,
-                        use_backend)
+from .interface import Backend
+from .context import available_backends, get_backend, known_backends, set_backend, use_backend
 from .state import floatx, set_floatx
-from .randomness import set_random_seed
+from .random import set_random_seed
 
 host_tuning.apply()
 

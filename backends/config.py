@@ -1,6 +1,6 @@
 """``lamina.config``: global settings, as ``keras.config``."""
 
-from .selection import get_backend, set_backend
+from .context import get_backend, set_backend
 from .state import floatx, set_floatx
 
 

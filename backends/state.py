@@ -10,10 +10,10 @@ _active = {"backend": None, "floatx": "float32", "seed": None, "generator": None
 
 
 def backend():
-    """The active :class:`~lamina.backends.base.Backend` instance."""
+    """The active :class:`~lamina.backends.interface.Backend` instance."""
     current = _active["backend"]
     if current is None:
-        from . import selection
+        from . import context as selection
 
         current = selection.default_backend()
         _active["backend"] = current

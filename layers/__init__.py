@@ -5,7 +5,7 @@ Example:
     >>> dense = layers.Dense(64, activation="relu")
 """
 
-from . import activations, constraints, initializers, regularizers
+from .options import activations, constraints, initializers, regularizers
 from .base import LAYERS, InputSpec, Layer
 from .core import (Activation, Dense, Dropout, Flatten, Identity, Lambda, Permute, RepeatVector,
                    Reshape, Rescaling)
@@ -21,8 +21,8 @@ from .preprocessing import Normalization
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract)
-from .recurrent import GRU, LSTM, RNN, Bidirectional, SimpleRNN
-from .recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
+from .rnn.rnn import GRU, LSTM, RNN, Bidirectional, SimpleRNN
+from .rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
 from .reshaping import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D,
                         ZeroPadding2D)
 from .wrappers import TimeDistributed

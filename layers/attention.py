@@ -9,12 +9,12 @@ fully masked row attends to nothing.
 import math
 
 from ..backends import ops, state
-from ..backends.randomness import SeededStream
+from ..backends.random import SeededStream
 from ..backends.autodiff import Tensor
 from ..backends.ops.core import index_data
-from . import initializers as initializers_module
-from . import regularizers as regularizers_module
-from . import weight_options
+from .options import initializers as initializers_module
+from .options import regularizers as regularizers_module
+from .options import weight_options
 from .base import LAYERS, Layer
 
 _LARGE_NEGATIVE = -1e9

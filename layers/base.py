@@ -15,9 +15,9 @@ import numpy as np
 from ..backends import autodiff, no_grad, state
 from ..backends.autodiff import Tensor, Variable
 from ..backends.registry import Registry
-from . import constraints as constraints_module
-from . import initializers as initializers_module
-from . import regularizers as regularizers_module
+from .options import constraints as constraints_module
+from .options import initializers as initializers_module
+from .options import regularizers as regularizers_module
 from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_structure
 
 LAYERS = Registry("layer")

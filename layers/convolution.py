@@ -9,9 +9,9 @@ Weight names, shapes and config keys are Keras 3's.
 from ..backends import ops
 from ..backends.ops.conv import conv_output_length
 from ..backends.ops.nn import FUSED_ACTIVATIONS
-from . import activations as activations_module
-from . import regularizers as regularizers_module
-from . import weight_options
+from .options import activations as activations_module
+from .options import regularizers as regularizers_module
+from .options import weight_options
 from .arguments import check_data_format, check_padding, is_int, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
 

@@ -4,10 +4,10 @@ Identity, Rescaling and Lambda."""
 import math
 
 from ..backends import ops
-from ..backends.randomness import SeededStream
-from . import activations as activations_module
-from . import regularizers as regularizers_module
-from . import weight_options
+from ..backends.random import SeededStream
+from .options import activations as activations_module
+from .options import regularizers as regularizers_module
+from .options import weight_options
 from .base import LAYERS, InputSpec, Layer
 
 _FUSED = {"linear", "relu", "sigmoid", "tanh"}

@@ -5,8 +5,8 @@ import numpy as np
 
 from ..backends import ops
 from ..backends.autodiff import Tensor
-from . import regularizers as regularizers_module
-from . import weight_options
+from .options import regularizers as regularizers_module
+from .options import weight_options
 from .base import LAYERS, Layer
 
 

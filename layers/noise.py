@@ -2,8 +2,8 @@
 ActivityRegularization."""
 
 from ..backends import ops, state
-from ..backends.randomness import SeededStream
-from . import regularizers as regularizers_module
+from ..backends.random import SeededStream
+from .options import regularizers as regularizers_module
 from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
 from .core import Dropout

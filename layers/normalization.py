@@ -1,8 +1,8 @@
 """Normalization layers: BatchNormalization and LayerNormalization (last axis)."""
 
 from ..backends import ops
-from . import initializers as initializers_module
-from . import weight_options
+from .options import initializers as initializers_module
+from .options import weight_options
 from .arguments import layer_error
 from .base import LAYERS, InputSpec, Layer
 

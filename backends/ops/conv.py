@@ -1,8 +1,8 @@
 """Convolution and pooling ops (channels-last), forward and backward on Backend kernels."""
 
 from .. import state
-from ..conv_kernels import conv_output_shape
-from ..pool_kernels import pool_output_shape
+from ..conv import conv_output_shape
+from ..pool import pool_output_shape
 from .core import data_of, record
 from .nn import activation_backward, add_bias_and_activate, check_fused_activation
 

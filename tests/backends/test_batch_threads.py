@@ -10,7 +10,8 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.backends import Tensor, batch_threads, numpy_backend
+from lamina.backends import Tensor
+from lamina.backends.numpy import threads as batch_threads, engine as numpy_backend
 
 RNG = np.random.default_rng(11)
 
@@ -113,7 +114,7 @@ RECURRENT_CASES = {"lstm": (ops.lstm, 4, (16,), 2),   # op, gates, bias shape, s
 def test_recurrent_ops_in_blocks_equal_one_piece(case, force_blocks):
     """Row blocks of the time loops (they run in blocks with the compiled cells), with a
     mask, recurrent dropout and initial states."""
-    if numpy_backend.compiled("compiled_cells") is None:
+    if numpy_backend.compiled("cells") is None:
         pytest.skip("no compiled cells (Numba missing or LAMINA_JIT=0): one block only")
     op, gates, bias_shape, states = RECURRENT_CASES[case]
     batch, steps, features, units = 7, 5, 3, 4

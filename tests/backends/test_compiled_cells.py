@@ -12,10 +12,11 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.backends import Tensor, numpy_backend, use_backend
+from lamina.backends import Tensor, use_backend
+from lamina.backends.numpy import engine as numpy_backend
 
 pytest.importorskip("numba")
-compiled_cells = numpy_backend.compiled("compiled_cells")
+compiled_cells = numpy_backend.compiled("cells")
 pytestmark = pytest.mark.skipif(compiled_cells is None, reason="LAMINA_JIT=0 is set")
 
 RNG = np.random.default_rng(5)
@@ -164,7 +165,7 @@ def run_python(code, **environment):
 
 def test_lamina_jit_0_and_missing_numba_fall_back_to_array_calls():
     check = ("import numpy as np, lamina\n"
-             "from lamina.backends.numpy_backend import NumpyBackend\n"
+             "from lamina.backends.numpy.engine import NumpyBackend\n"
              "assert NumpyBackend().lstm_cell_kernels('float32') is None\n"
              "x = np.ones((2, 3, 4), 'float32')\n"
              "print(lamina.layers.LSTM(5)(x).shape)\n")
@@ -205,6 +206,6 @@ def test_a_failing_import_warns_and_falls_back(monkeypatch):
 
     monkeypatch.setattr(numpy_backend, "_COMPILED", {})
     monkeypatch.setattr(numpy_backend.importlib, "import_module", broken)
-    with pytest.warns(RuntimeWarning, match="compiled kernels 'compiled_cells' unavailable"):
-        assert numpy_backend.compiled("compiled_cells") is None
+    with pytest.warns(RuntimeWarning, match="compiled kernels 'cells' unavailable"):
+        assert numpy_backend.compiled("cells") is None
     assert numpy_backend.NumpyBackend().lstm_cell_kernels("float32") is None

@@ -5,10 +5,10 @@ arrays it cannot take (strided, mixed dtypes) go the array-call way."""
 import numpy as np
 import pytest
 
-from lamina.backends import numpy_backend
+from lamina.backends.numpy import engine as numpy_backend
 
 pytest.importorskip("numba")
-pytestmark = pytest.mark.skipif(numpy_backend.compiled("compiled_optimizers") is None,
+pytestmark = pytest.mark.skipif(numpy_backend.compiled("optimizers") is None,
                                 reason="LAMINA_JIT=0 is set")
 
 RNG = np.random.default_rng(9)
@@ -43,7 +43,7 @@ def test_compiled_adam_equals_array_calls(dtype, amsgrad, weight_decay, monkeypa
 
 def test_strided_or_mixed_arrays_take_the_array_call_path(monkeypatch):
     calls = []
-    module = numpy_backend.compiled("compiled_optimizers")
+    module = numpy_backend.compiled("optimizers")
     monkeypatch.setattr(module, "adam_update", lambda *args: calls.append(args))
     engine = numpy_backend.NumpyBackend()
     variable = np.ones((4, 6), "float32")

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from lamina import ops
-from lamina.backends import numpy_backend, pool_kernels, use_backend
+from lamina.backends.numpy import engine as numpy_backend
+from lamina.backends import pool as pool_kernels, use_backend
 
 pytest.importorskip("numba")
-compiled_pooling = numpy_backend.compiled("compiled_pooling")
+compiled_pooling = numpy_backend.compiled("pooling")
 pytestmark = pytest.mark.skipif(compiled_pooling is None, reason="LAMINA_JIT=0 is set")
 
 RNG = np.random.default_rng(3)
@@ -54,7 +55,7 @@ def test_compiled_max_pooling_equals_strided_views(case, ties, dtype):
 
 def test_float16_pools_as_array_calls():
     x = RNG.standard_normal((2, 6, 6, 3)).astype("float16")
-    assert numpy_backend.NumpyBackend()._compiled("compiled_pooling", x.dtype) is None
+    assert numpy_backend.NumpyBackend()._compiled("pooling", x.dtype) is None
     with use_backend("numpy"):
         pooled = ops.max_pool(x, 2).numpy()
     assert pooled.dtype == np.float16

@@ -11,7 +11,7 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.backends import conv_kernels
+from lamina.backends import conv as conv_kernels
 
 RNG = np.random.default_rng(11)
 

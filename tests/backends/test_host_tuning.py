@@ -67,7 +67,7 @@ def test_openblas_threads_spin_briefly_and_gemms_stay_right():
 
 
 def test_a_timeout_the_user_chose_is_kept_and_tuning_can_be_switched_off(monkeypatch):
-    from lamina.backends import host_tuning
+    from lamina.backends.numpy import host_tuning
 
     class Library:
         internal_api, threading_layer, filepath = "openblas", "pthreads", "/nonexistent"

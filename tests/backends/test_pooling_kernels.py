@@ -10,7 +10,7 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.backends import pool_kernels
+from lamina.backends import pool as pool_kernels
 
 RNG = np.random.default_rng(5)
 

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from lamina.highlevel import callbacks as cb
-from lamina.highlevel import progress
+from lamina.highlevel.callbacks import callbacks as cb
+from lamina.highlevel.callbacks import progbar as progress
 
 
 class FakeOptimizer:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.highlevel import losses
+from lamina.highlevel.losses import losses
 
 EPS = 1e-7
 RNG = np.random.default_rng(11)

@@ -6,7 +6,8 @@ import pytest
 from sklearn import metrics as skm
 
 import lamina
-from lamina.highlevel import losses, metrics
+from lamina.highlevel.losses import losses
+from lamina.highlevel.metrics import metrics
 
 RNG = np.random.default_rng(3)
 

@@ -5,7 +5,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel import packed_update
+from lamina.highlevel.optimizers import packed_update
 
 
 def _train(optimizer_name):

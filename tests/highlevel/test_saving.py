@@ -13,8 +13,8 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel import saving
-from lamina.highlevel.checkpoint_errors import UnknownClassError, UnsupportedFormatError
+from lamina.highlevel.saving import model_file as saving
+from lamina.highlevel.saving.errors import UnknownClassError, UnsupportedFormatError
 from lamina.layers.base import LAYERS, Layer
 
 

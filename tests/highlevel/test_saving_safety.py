@@ -17,8 +17,9 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel import checkpoint_errors, file_integrity, saving
-from lamina.highlevel.checkpoint_errors import (CheckpointError, CorruptFileError,
+from lamina.highlevel.saving import (errors as checkpoint_errors, h5io as file_integrity,
+                                     model_file as saving)
+from lamina.highlevel.saving.errors import (CheckpointError, CorruptFileError,
                                                 MissingConfigError, NotHDF5Error,
                                                 TruncatedFileError, UnknownClassError,
                                                 UnsupportedFormatError)
@@ -258,9 +259,9 @@ def test_stored_code_is_never_run(tmp_path):
         lamina.load_model(path)
     assert not marker.exists()
     sources = "".join(open(module.__file__).read() for module in (
-        saving, file_integrity, checkpoint_errors, lamina.highlevel.weights_files,
-        lamina.highlevel.keras_files, lamina.highlevel.model_config,
-        lamina.highlevel.optimizer_state))
+        saving, file_integrity, checkpoint_errors, lamina.highlevel.saving.weights_file,
+        lamina.highlevel.saving.keras_format, lamina.highlevel.saving.model_config,
+        lamina.highlevel.saving.optimizer_state))
     for forbidden in ("pickle.load", "eval(", "exec(", "marshal", "import yaml"):
         assert forbidden not in sources
 
@@ -279,7 +280,7 @@ _WORKER = textwrap.dedent("""
     import json, sys, warnings
     import numpy as np
     import lamina
-    from lamina.highlevel.checkpoint_errors import CheckpointError
+    from lamina.highlevel.saving.errors import CheckpointError
     warnings.simplefilter("ignore")
     reference = np.load(sys.argv[1])
     x = reference["x"]

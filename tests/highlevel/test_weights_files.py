@@ -11,8 +11,8 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel.checkpoint_errors import WeightMismatchError
-from lamina.highlevel.weights_files import LoadReport
+from lamina.highlevel.saving.errors import WeightMismatchError
+from lamina.highlevel.saving.weights_file import LoadReport
 
 
 def stack(units=(8, 4), name=None, seed=0, names=("first", "second")):

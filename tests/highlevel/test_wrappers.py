@@ -27,8 +27,8 @@ from scipy import sparse
 import lamina
 from lamina import layers
 from lamina.backends import state
-from lamina.highlevel import wrapper_defaults
-from lamina.highlevel.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
+from lamina.highlevel.wrappers import default_networks as wrapper_defaults
+from lamina.highlevel.wrappers.sklearn import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
 
 SMALL = {"hidden_layer_sizes": (16,)}
 
@@ -441,8 +441,8 @@ def test_pickle_round_trip_goes_through_hdf5(iris, make):
     data = pickle.dumps(estimator)
     found = _pickled_globals(data)
     lamina_globals = {(m, n) for m, n in found if m.startswith("lamina")}
-    assert lamina_globals == {("lamina.highlevel.wrappers", type(estimator).__name__),
-                              ("lamina.highlevel.wrappers", "_SerializedModel")}, found
+    assert lamina_globals == {("lamina.highlevel.wrappers.sklearn", type(estimator).__name__),
+                              ("lamina.highlevel.wrappers.sklearn", "_SerializedModel")}, found
     restored = pickle.loads(data)
     np.testing.assert_array_equal(getattr(restored, method)(X), getattr(estimator, method)(X))
     assert restored.history_ == estimator.history_

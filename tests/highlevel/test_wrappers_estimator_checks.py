@@ -9,7 +9,7 @@ support skip with scikit-learn's reason.
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lamina.highlevel.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
+from lamina.highlevel.wrappers.sklearn import SKLearnClassifier, SKLearnRegressor, SKLearnTransformer
 
 
 @parametrize_with_checks([SKLearnClassifier(), SKLearnRegressor(), SKLearnTransformer()])

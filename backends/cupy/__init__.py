@@ -1,0 +1,1 @@
+"""The CuPy engine (NVIDIA GPUs)."""

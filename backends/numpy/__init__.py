@@ -1,0 +1,1 @@
+"""The NumPy engine (CPU): its engine class, threads, host tuning and compiled kernels."""

@@ -1,0 +1,1 @@
+"""The NumPy engine's Numba-compiled kernels (loaded on first use)."""

@@ -1,0 +1,66 @@
+"""Weighting and reduction of per-sample losses (Keras' ``reduction`` argument)."""
+
+from ...backends import ops
+from ...backends import state
+from ...backends.autodiff import Tensor, as_engine_array
+from .loss_utils import EPSILON, _cast, _data, squeeze_or_expand_to_same_rank
+
+REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
+
+
+def _standardize_reduction(reduction):
+    if reduction == "auto":            # Keras 2 configs
+        return "sum_over_batch_size"
+    if reduction not in REDUCTIONS:
+        raise ValueError(
+            f"Invalid value for argument `reduction`. Expected one of {list(REDUCTIONS)}. "
+            f"Received: reduction={reduction}"
+        )
+    return reduction
+
+
+def _align_weights(weights, values):
+    """Keras' rank alignment of ``sample_weight`` to the losses, then trailing axes added
+    so that a per-sample weight broadcasts over per-timestep losses."""
+    values, weights = squeeze_or_expand_to_same_rank(values, weights)
+    if weights.ndim < values.ndim:
+        shape = tuple(weights.shape) + (1,) * (values.ndim - weights.ndim)
+        weights = ops.reshape(weights, shape) if isinstance(weights, Tensor) else \
+            weights.reshape(shape)
+    return values, weights
+
+
+def reduce_weighted_values(values, sample_weight=None, mask=None,
+                           reduction="sum_over_batch_size"):
+    """Weight per-sample ``values`` by ``sample_weight`` (and a validity ``mask``) and reduce.
+
+    ``"sum_over_batch_size"``/``"mean"``: sum of the weighted values divided by their
+    number of elements; ``"sum"``: their sum; ``"mean_with_sample_weight"``: divided by the
+    sum of the weights; ``"none"``/``None``: the weighted values.
+    """
+    dtype = values.dtype
+    if mask is not None and reduction in ("sum_over_batch_size", "mean"):
+        valid = float(mask.sum())
+        mask = mask * (mask.size / (valid + EPSILON))
+    if sample_weight is not None:
+        weights = sample_weight if isinstance(sample_weight, Tensor) and \
+            sample_weight.requires_grad else as_engine_array(sample_weight)
+        weights = _cast(weights, dtype)
+        if mask is not None:
+            mask_aligned, weights = squeeze_or_expand_to_same_rank(mask, weights)
+            weights = ops.multiply(weights, mask_aligned)
+    else:
+        weights = mask
+    if weights is not None:
+        values, weights = _align_weights(weights, values)
+        values = ops.multiply(values, weights)
+    if reduction is None or reduction == "none" or values.ndim == 0:
+        return values
+    if reduction == "sum":
+        return ops.sum(values)
+    if values.data.size == 0:
+        return Tensor(state.backend().xp.zeros((), dtype=dtype))
+    if reduction == "mean_with_sample_weight" and weights is not None:
+        divisor = float(state.backend().xp.broadcast_to(_data(weights), values.shape).sum())
+        return ops.multiply(ops.sum(values), 1.0 / divisor if divisor else 0.0)
+    return ops.mean(values)

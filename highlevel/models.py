@@ -1,7 +1,0 @@
-"""``lamina.models``: model classes and model-level helpers, as ``keras.models``."""
-
-from .model import Model, clone_model
-from .saving import from_bytes, load_model
-from .sequential import Sequential
-
-__all__ = ["Model", "Sequential", "clone_model", "from_bytes", "load_model"]

@@ -1,0 +1,251 @@
+"""``Model``: functional models (``Model(inputs, outputs)``) and the base of subclassed and
+Sequential models. Training lives in :mod:`training` (the ``Trainer`` mixin)."""
+
+import numpy as np
+
+from ...layers.base import LAYERS, Layer, snake_case, unique_name
+from ...layers.symbolic import flatten
+from ..saving import serialization
+from .functional import FunctionalGraph
+from .summary import print_summary
+from ..training.trainer import Trainer
+
+
+@LAYERS.register("Functional")
+class Model(Trainer, Layer):
+    """A trainable graph of layers.
+
+    Functional use: ``Model(inputs, outputs)`` with symbolic tensors from ``Input``
+    (lists or dicts for several inputs/outputs). Subclassing: override ``__init__``
+    (create layers as attributes) and ``call(inputs, training=None)``.
+
+    Example:
+        >>> inputs = lamina.Input((20,))
+        >>> hidden = lamina.layers.Dense(32, activation="relu")(inputs)
+        >>> model = lamina.Model(inputs, lamina.layers.Dense(1)(hidden))
+        >>> model.compile(optimizer="adam", loss="mse")
+    """
+
+    def __init__(self, inputs=None, outputs=None, name=None, trainable=True):
+        default = "functional" if inputs is not None else snake_case(type(self).__name__)
+        Layer.__init__(self, name=name or unique_name(default), trainable=trainable)
+        Trainer.__init__(self)
+        self._graph = None
+        if inputs is not None or outputs is not None:
+            if inputs is None or outputs is None:
+                raise ValueError("Model(inputs, outputs) needs both inputs and outputs")
+            self._set_graph(FunctionalGraph(inputs, outputs))
+
+    def _set_graph(self, graph):
+        self._graph = graph
+        self._sublayers = [layer for layer in graph.layers]
+        self.built = True
+
+    def _tracked_layers(self):
+        return self._sublayers
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def layers(self):
+        """The model's layers (functional: InputLayers first, then in execution order)."""
+        return list(self._sublayers)
+
+    @property
+    def inputs(self):
+        return None if self._graph is None else list(self._graph.flat_inputs)
+
+    @property
+    def outputs(self):
+        return None if self._graph is None else list(self._graph.flat_outputs)
+
+    @property
+    def input_names(self):
+        return [] if self._graph is None else [t.node.layer.name for t in self._graph.flat_inputs]
+
+    @property
+    def output_names(self):
+        if self._graph is None:
+            return []
+        return [t.node.layer.name for t in self._graph.flat_outputs]
+
+    def get_layer(self, name=None, index=None):
+        """The layer called ``name`` (or at position ``index``); ``ValueError`` if absent."""
+        if index is not None:
+            if not -len(self.layers) <= index < len(self.layers):
+                raise ValueError(f"model '{self.name}' has {len(self.layers)} layers, "
+                                 f"no index {index}")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"no layer named {name!r} in model '{self.name}'; layers: "
+                         f"{[layer.name for layer in self.layers]}")
+
+    def summary(self, print_fn=None):
+        """Print a Keras-like table: layer (type), output shape, parameter count, totals."""
+        print_summary(self, print_fn)
+
+    # ------------------------------------------------------------------ calling
+    def call(self, inputs, training=None, mask=None):
+        if self._graph is None:
+            raise NotImplementedError(f"model '{self.name}' is subclassed: define call()")
+        flat, masks = self._graph.run(self._flatten_inputs(inputs), training=training,
+                                      masks=None if mask is None else flatten(mask))
+        return self._graph.pack_outputs(flat)
+
+    def _flatten_inputs(self, inputs):
+        graph = self._graph
+        if isinstance(inputs, dict):
+            names = self.input_names
+            missing = [n for n in names if n not in inputs]
+            if missing:
+                raise ValueError(f"model '{self.name}' expects inputs named {names}, "
+                                 f"missing {missing}")
+            return [inputs[n] for n in names]
+        flat = flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(flat) != len(graph.flat_inputs):
+            raise ValueError(f"model '{self.name}' expects {len(graph.flat_inputs)} inputs, "
+                             f"got {len(flat)}")
+        return flat
+
+    def _convert_inputs(self, inputs):
+        if self._graph is None:
+            return Layer._convert_inputs(self, inputs)
+        flat = self._flatten_inputs(inputs)
+        converted = []
+        for value, symbolic in zip(flat, self._graph.flat_inputs):
+            layer = symbolic.node.layer
+            tensor = Layer._convert_inputs(layer, value)
+            self._check_model_input(layer, tensor.shape)
+            converted.append(tensor)
+        return converted
+
+    def _check_model_input(self, input_layer, shape):
+        expected = input_layer.batch_shape
+        if len(shape) != len(expected) or any(
+                e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
+            raise ValueError(f"Input '{input_layer.name}' of model '{self.name}' expects "
+                             f"shape {expected}, got {tuple(shape)}")
+
+    def compute_output_shape(self, input_shape):
+        if self._graph is not None:
+            shapes = [t.shape for t in self._graph.flat_outputs]
+            return shapes[0] if len(shapes) == 1 and not isinstance(
+                self._graph.outputs, (list, tuple, dict)) else shapes
+        return Layer.compute_output_shape(self, input_shape)
+
+    def build(self, input_shape):
+        """Create the weights of a subclassed model by running it once on zeros."""
+        if self._graph is None and not self.built:
+            self.compute_output_shape(tuple(input_shape))
+            self._build_input_shape = tuple(input_shape)
+        self.built = True
+
+    # ------------------------------------------------------------------ config
+    def registered_class_name(self):
+        return "Functional" if self._graph is not None and type(self) is Model \
+            else type(self).__name__
+
+    def get_config(self):
+        """Keras' Functional config (layers, inbound nodes, input/output layers); a
+        subclassed model returns its constructor arguments (override as in Keras)."""
+        if self._graph is None:
+            return {"name": self.name, "trainable": self.trainable}
+        return serialization.functional_config(self._graph, self.name, self.trainable)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return cls.from_config_with_objects(config, custom_objects)
+
+    @classmethod
+    def from_config_with_objects(cls, config, custom_objects=None):
+        if "layers" not in config or "input_layers" not in config:
+            return cls(**config)
+        inputs, outputs, _ = serialization.rebuild_functional(config, custom_objects)
+        single_in = len(inputs) == 1
+        single_out = len(outputs) == 1
+        return cls(inputs[0] if single_in else inputs, outputs[0] if single_out else outputs,
+                   name=config.get("name"), trainable=config.get("trainable", True))
+
+    # ------------------------------------------------------------------ saving (saving.py)
+    def save(self, filepath, overwrite=True, include_optimizer=True):
+        """Write the model (architecture, weights, compile and optimizer state) to an HDF5
+        file in Keras' legacy ``.h5`` layout, atomically. ``.keras`` paths raise."""
+        from ..saving import model_file as saving
+        saving.save_model(self, filepath, overwrite=overwrite,
+                          include_optimizer=include_optimizer)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Write the weights: Keras 3's layout for ``*.weights.h5``, the legacy one else."""
+        from ..saving import weights_file as weights_files
+        weights_files.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False):
+        """Load weights from either layout (detected from the file) or a full-model file;
+        returns a ``LoadReport`` when ``by_name`` or ``skip_mismatch`` is set."""
+        from ..saving import weights_file as weights_files
+        return weights_files.load_weights(self, filepath, by_name=by_name,
+                                          skip_mismatch=skip_mismatch)
+
+    def to_bytes(self):
+        """The model as the bytes of an HDF5 file (``lamina.models.from_bytes`` reads it)."""
+        from ..saving import model_file as saving
+        return saving.to_bytes(self)
+
+    def _restore_from_checkpoint(self, filepath):
+        from ..saving import model_file as saving
+        saving.restore_from_checkpoint(self, filepath)
+
+    def __reduce__(self):
+        from ..saving import model_file as saving
+        return saving.reduce_model(self)
+
+    def __deepcopy__(self, memo):
+        from ..saving import model_file as saving
+        return saving.deepcopy_model(self)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r}, {self.count_params()} params>"
+
+
+def clone_model(model, custom_objects=None):
+    """A new model with the same architecture and freshly initialized weights
+    (``keras.models.clone_model``); ``set_weights(model.get_weights())`` copies values."""
+    entry = serialization.serialize_layer(model)
+    # As Keras, the classes the model is made of need no registration to be cloned.
+    objects = {}
+    pending = [model]
+    while pending:
+        layer = pending.pop()
+        if type(layer).__name__ == layer.registered_class_name():
+            objects.setdefault(type(layer).__name__, type(layer))
+        pending.extend(layer._tracked_layers())
+    objects.update(custom_objects or {})
+    _reuse_lambda_functions(model, entry)
+    clone = serialization.deserialize_layer(entry, objects)
+    if not clone.built and model.built and model._build_input_shape is not None:
+        clone._maybe_build(model._build_input_shape)
+    return clone
+
+
+def _reuse_lambda_functions(layer, entry):
+    """A config names a Lambda's function (no code is serialized); a clone made in memory
+    reuses the function object itself, as Keras' clone does."""
+    config = entry.get("config")
+    if not isinstance(config, dict):
+        return
+    if entry.get("class_name") == "Lambda" and callable(getattr(layer, "function", None)):
+        config["function"] = layer.function
+    by_name = {sub.name: sub for sub in layer._tracked_layers()}
+    for sub_entry in config.get("layers") or []:
+        sub = by_name.get(sub_entry.get("config", {}).get("name")) \
+            if isinstance(sub_entry, dict) else None
+        if sub is not None:
+            _reuse_lambda_functions(sub, sub_entry)
+    if isinstance(config.get("layer"), dict) and isinstance(getattr(layer, "layer", None), Layer):
+        _reuse_lambda_functions(layer.layer, config["layer"])
+
+
+def count_weights(weights):
+    """Total number of scalars in a list of weights."""
+    return int(sum(int(np.prod(w.shape)) for w in weights))

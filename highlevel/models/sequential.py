@@ -1,0 +1,148 @@
+"""``Sequential``: a plain stack of layers, each feeding the next."""
+
+from ...layers.base import LAYERS, Layer, unique_name
+from ...layers.input_layer import InputLayer
+from ...layers.symbolic import SymbolicTensor
+from ..saving import serialization
+from .functional import FunctionalGraph
+from .model import Model
+
+
+@LAYERS.register()
+class Sequential(Model):
+    """A linear stack of layers.
+
+    Args:
+        layers: optional list of layers; may start with ``lamina.Input(shape)`` or an
+            ``InputLayer``. Without one the model is built on the first data it sees.
+        name: model name (default ``sequential``, ``sequential_1``, ...).
+
+    Example:
+        >>> model = lamina.Sequential([
+        ...     lamina.Input((64,)),
+        ...     lamina.layers.Dense(32, activation="relu"),
+        ...     lamina.layers.Dense(10, activation="softmax"),
+        ... ])
+    """
+
+    def __init__(self, layers=None, name=None, trainable=True):
+        Model.__init__(self, name=name or unique_name("sequential"), trainable=trainable)
+        self._input_layer = None
+        self._stack = []
+        for layer in layers or []:
+            self.add(layer)
+
+    def add(self, layer):
+        """Append a layer (or set the input with ``Input``/``InputLayer`` first)."""
+        if isinstance(layer, SymbolicTensor):
+            layer = layer.node.layer
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError(f"Sequential '{self.name}': an Input can only come first")
+            self._input_layer = layer
+            self._rebuild()
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential '{self.name}' only accepts layers, got {layer!r}")
+        if any(layer is existing for existing in self._stack):
+            raise ValueError(f"layer '{layer.name}' is already in Sequential '{self.name}'")
+        input_layer = self._input_layer
+        if not self._stack and input_layer is None and layer._batch_input_shape:
+            self._input_layer = InputLayer(batch_shape=layer._batch_input_shape)
+        self._stack.append(layer)
+        try:
+            self._rebuild()
+        except Exception:
+            # A layer that does not fit leaves the model exactly as it was.
+            self._stack.pop()
+            self._input_layer = input_layer
+            self._rebuild()
+            raise
+
+    def pop(self):
+        """Remove and return the last layer."""
+        if not self._stack:
+            raise ValueError(f"Sequential '{self.name}' has no layers to pop")
+        layer = self._stack.pop()
+        self._rebuild()
+        return layer
+
+    def _rebuild(self):
+        self._sublayers = list(self._stack)
+        self._graph = None
+        self.built = False
+        if self._input_layer is not None and self._stack:
+            self._build_graph()
+
+    def _build_graph(self):
+        tensor = self._input_layer.output
+        for layer in self._stack:
+            tensor = layer(tensor)
+            if not isinstance(tensor, SymbolicTensor):
+                raise ValueError(f"Sequential '{self.name}': layer '{layer.name}' returns "
+                                 "several outputs; use the functional API")
+        self._graph = FunctionalGraph(self._input_layer.output, tensor)
+        self._build_input_shape = self._input_layer.batch_shape
+        self._call_plan = [(layer, layer._call_accepts_training, layer._call_accepts_mask,
+                            type(layer).compute_mask is not Layer.compute_mask)
+                           for layer in self._stack]
+        self.built = True
+
+    @property
+    def layers(self):
+        """The stacked layers (the InputLayer is not listed, as in Keras)."""
+        return list(self._stack)
+
+    def build(self, input_shape=None):
+        """Create the weights for inputs of ``input_shape`` (with the batch axis)."""
+        if self._graph is not None:
+            return
+        if input_shape is None:
+            raise ValueError(f"Sequential '{self.name}' needs an input shape to build")
+        self._input_layer = InputLayer(batch_shape=(None,) + tuple(input_shape[1:]))
+        self._rebuild()
+
+    def call(self, inputs, training=None, mask=None):
+        x = inputs
+        for layer, accepts_training, accepts_mask, makes_mask in self._call_plan:
+            kwargs = {"training": training} if accepts_training else {}
+            if mask is None and not makes_mask:
+                # No reference to the previous activation is kept, so each one is freed
+                # as soon as the next exists.
+                x = layer(x, **kwargs)
+                continue
+            if accepts_mask and mask is not None:
+                kwargs["mask"] = mask
+            layer_input = x
+            x = layer(x, **kwargs)
+            mask = layer.compute_mask(layer_input, mask)
+        return x
+
+    def _convert_inputs(self, inputs):
+        return Layer._convert_inputs(self, inputs)
+
+    def _maybe_build(self, input_shape):
+        if self._graph is None:
+            self.build(input_shape)
+
+    def registered_class_name(self):
+        return "Sequential"
+
+    def get_config(self):
+        layers = [serialization.serialize_layer(layer) for layer in self._stack]
+        if self._input_layer is not None:
+            layers.insert(0, serialization.serialize_layer(self._input_layer))
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype,
+                  "layers": layers}
+        if self._build_input_shape is not None:
+            config["build_input_shape"] = list(self._build_input_shape)
+        return config
+
+    @classmethod
+    def from_config_with_objects(cls, config, custom_objects=None):
+        layers = [serialization.deserialize_layer(entry, custom_objects)
+                  for entry in config.get("layers", [])]
+        model = cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
+        if model._graph is None and config.get("build_input_shape"):
+            model.build(tuple(config["build_input_shape"]))
+        return model

@@ -1,0 +1,194 @@
+"""Stored model configs: writing them as JSON, and rebuilding a model from one.
+
+Rebuilding first walks the whole config: every layer class must be registered or given
+in ``custom_objects`` (otherwise :class:`UnknownClassError`, naming the layer), a Lambda
+layer gets its function from ``custom_objects`` by name (code stored in a file is never
+evaluated), and configs written by Keras are translated into lamina's (DTypePolicy dicts,
+Keras-only keys). Only then are the layers created. A subclassed model is built from the
+``build_config`` input shape saved next to its config, as Keras does.
+"""
+
+import json
+
+import numpy as np
+
+from ...layers.base import LAYERS, Layer
+from . import keras_format as keras_files, serialization
+from .errors import CheckpointError, ConfigError, UnknownClassError, describe
+
+# Config keys holding nested layer entries ({"class_name", "config"}), as Keras names them.
+_NESTED_LAYER_KEYS = ("layer", "backward_layer", "forward_layer", "cell")
+_NESTED_LAYER_LIST_KEYS = ("layers", "cells")
+
+
+# ---------------------------------------------------------------------------- writing
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"a model config holds {value!r} ({type(value).__name__}), which is not "
+                    "JSON-serializable: get_config() must return plain values")
+
+
+def to_json(value):
+    """JSON text of a config (NumPy scalars and arrays become plain values)."""
+    return json.dumps(value, default=_json_default)
+
+
+def model_entry(model):
+    """``{"class_name", "config"}`` of a model, plus ``build_config`` (the input shape) for
+    a built subclassed model, whose weights exist only once it has been called."""
+    entry = serialization.serialize_layer(model)
+    if getattr(model, "_graph", None) is None and model.built and \
+            model._build_input_shape is not None:
+        entry["build_config"] = {"input_shape": _without_batch(model._build_input_shape)}
+    return entry
+
+
+def _without_batch(shape):
+    if isinstance(shape, dict):
+        return {key: _without_batch(value) for key, value in shape.items()}
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple,
+                                                                           dict)):
+        return [_without_batch(item) for item in shape]
+    if isinstance(shape, (list, tuple)):
+        return [None] + [None if s is None else int(s) for s in list(shape)[1:]]
+    return shape
+
+
+# ---------------------------------------------------------------------------- reading
+def prepare(entry, custom_objects, source, from_keras, where="model"):
+    """A copy of the layer entry ``entry`` ready for deserialization (see module doc)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("class_name"), str):
+        raise ConfigError(f"{describe(source)}: {where} is not a "
+                          "{'class_name': ..., 'config': ...} entry", source)
+    class_name = entry["class_name"]
+    config = entry.get("config")
+    config = {} if config is None else config
+    if not isinstance(config, dict):
+        raise ConfigError(f"{describe(source)}: the config of {where} is not a dict", source)
+    layer_name = config.get("name", entry.get("name", "?"))
+    label = f"layer '{layer_name}' ({class_name})"
+    cls = _lookup(class_name, custom_objects, source, label)
+    config = dict(config)
+    for key in _NESTED_LAYER_KEYS:
+        if isinstance(config.get(key), dict) and "class_name" in config[key]:
+            config[key] = prepare(config[key], custom_objects, source, from_keras,
+                                  f"{key} of {label}")
+    for key in _NESTED_LAYER_LIST_KEYS:
+        if isinstance(config.get(key), list) and all(
+                isinstance(item, dict) and "class_name" in item for item in config[key]):
+            config[key] = [prepare(item, custom_objects, source, from_keras,
+                                   f"{key}[{index}] of {label}")
+                           for index, item in enumerate(config[key])]
+    if _is_lambda(cls):
+        config = _resolve_lambda(config, custom_objects, source, label)
+    if from_keras and cls is not None and issubclass(cls, Layer) and not _is_model_class(cls):
+        try:
+            config = keras_files.normalize_layer_config(cls, config, f"{describe(source)}: "
+                                                                     f"{label}")
+        except CheckpointError as error:
+            error.path = source
+            raise
+    result = dict(entry)
+    result["config"] = config
+    return result
+
+
+def _lookup(class_name, custom_objects, source, label):
+    if custom_objects and class_name in custom_objects:
+        return custom_objects[class_name]
+    if class_name in LAYERS:
+        return LAYERS.lookup(class_name)
+    raise UnknownClassError(
+        f"{describe(source)}: {label} uses class {class_name!r}, which is neither a "
+        f"built-in lamina layer nor registered: pass it with "
+        f"custom_objects={{'{class_name}': {class_name}}}", source)
+
+
+def _is_model_class(cls):
+    return isinstance(cls, type) and hasattr(cls, "compile") and hasattr(cls, "_set_graph")
+
+
+def _is_lambda(cls):
+    return isinstance(cls, type) and cls.__name__ == "Lambda" and LAYERS.lookup(
+        "Lambda") is cls
+
+
+def _resolve_lambda(config, custom_objects, source, label):
+    """Replace a Lambda's stored function reference by the callable in custom_objects."""
+    config = dict(config)
+    reference = config.get("function")
+    name = None
+    if isinstance(reference, str):
+        name = reference
+    elif isinstance(reference, dict) and isinstance(reference.get("config"), str):
+        name = reference["config"]
+    layer_name = config.get("name")
+    objects = custom_objects or {}
+    function = objects.get(name) if name and name not in ("<lambda>", "lambda") else None
+    if function is None and layer_name in objects:
+        function = objects[layer_name]
+    if not callable(function):
+        stored = f"function {name!r}" if name else "Python code"
+        raise UnknownClassError(
+            f"{describe(source)}: {label} stores {stored}; lamina never runs code from a "
+            f"file: pass the function with custom_objects={{'{name or layer_name}': "
+            "function}", source)
+    config["function"] = function
+    for key in ("function_type", "module", "output_shape_type", "output_shape_module",
+                "mask", "mask_type", "mask_module"):
+        config.pop(key, None)
+    if isinstance(config.get("output_shape"), (dict, str)):
+        config["output_shape"] = None
+    return config
+
+
+def build_model(entry, custom_objects, source, from_keras):
+    """A model rebuilt from its stored ``{"class_name", "config"}`` entry."""
+    prepared = prepare(entry, custom_objects, source, from_keras)
+    try:
+        model = serialization.deserialize_layer(prepared, custom_objects)
+    except CheckpointError:
+        raise
+    except Exception as error:   # a layer's from_config / constructor rejecting the config
+        raise ConfigError(f"{describe(source)}: the model config cannot be rebuilt: "
+                          f"{type(error).__name__}: {error}", source) from error
+    if not (hasattr(model, "compile") and hasattr(model, "layers")):
+        raise ConfigError(f"{describe(source)}: model_config describes a "
+                          f"{type(model).__name__}, not a model", source)
+    build_config = entry.get("build_config")
+    if not model.built and isinstance(build_config, dict) and \
+            build_config.get("input_shape") is not None:
+        try:
+            build_from_shape(model, build_config["input_shape"])
+        except Exception as error:
+            raise ConfigError(f"{describe(source)}: model '{model.name}' cannot be built "
+                              f"for input shape {build_config['input_shape']}: "
+                              f"{type(error).__name__}: {error}", source) from error
+    return model
+
+
+def build_from_shape(model, input_shape):
+    """Create a subclassed model's weights by calling it once on zeros of
+    ``input_shape`` (unknown sizes set to 1)."""
+    from ...backends import no_grad
+
+    def zeros(shape):
+        if isinstance(shape, dict):
+            return {key: zeros(value) for key, value in shape.items()}
+        if shape and isinstance(shape[0], (list, tuple, dict)):
+            return [zeros(item) for item in shape]
+        return np.zeros(tuple(1 if s is None else int(s) for s in shape), dtype=model.dtype)
+
+    with no_grad():
+        model(zeros(input_shape), training=False)
+    model._build_input_shape = _without_batch(input_shape)
+
+
+__all__ = ["build_from_shape", "build_model", "model_entry", "prepare", "to_json"]

@@ -1,0 +1,315 @@
+"""Full-model HDF5 checkpoints in Keras' legacy layout: ``model.save("m.h5")`` and
+``lamina.load_model("m.h5")``; in-memory copies (``to_bytes`` / ``from_bytes``), and the
+pickle / deepcopy support of :class:`Model` built on them.
+
+File layout (Keras 3's legacy ``.h5``, readable by ``keras.models.load_model``)::
+
+    /                      attrs: keras_version, backend, model_config, training_config,
+                                  lamina_format_version, lamina_version, lamina_checksums,
+                                  lamina_random_seed
+    /model_weights/        attrs: layer_names, backend, keras_version
+    /model_weights/<layer>/              attr weight_names; datasets (attr lamina_sha256)
+    /model_weights/top_level_model_weights/
+    /optimizer_weights/    attr weight_names: <opt>/iteration, <opt>/learning_rate, slots
+
+``model_config`` and ``training_config`` are JSON naming public, registered class names
+only; loading rebuilds the model from them (custom classes and Lambda functions come from
+``custom_objects``: no pickle, no eval), reads and verifies every weight, then assigns.
+Errors are the documented :mod:`checkpoint_errors` (re-exported here).
+"""
+
+import json
+import os
+
+import numpy as np
+
+from ...backends import state
+from . import h5io as integrity
+from . import (keras_format as keras_files, model_config, optimizer_state,
+               weights_file as weights_files)
+from .errors import (CheckpointError, ConfigError, CorruptFileError, MissingConfigError,
+                     NotHDF5Error, TruncatedFileError, UnknownClassError,
+                     UnsupportedFormatError, WeightMismatchError, describe)
+from .h5io import CheckpointNotFoundError
+
+SEED_ATTR = "lamina_random_seed"
+
+
+# ---------------------------------------------------------------------------- writing
+def training_config(model):
+    """The ``training_config`` JSON dict of a compiled model (Keras' keys; losses in
+    object form so Keras can recompile), or None."""
+    if not getattr(model, "compiled", False) or model.optimizer is None:
+        return None
+    compiled = getattr(model, "_compile_config", None) or {}
+    optimizer = model.optimizer
+    return {"loss": keras_files.loss_for_file(compiled.get("loss")),
+            "loss_weights": compiled.get("loss_weights"),
+            "metrics": compiled.get("metrics"),
+            "weighted_metrics": compiled.get("weighted_metrics"),
+            "run_eagerly": False, "steps_per_execution": 1, "jit_compile": False,
+            "optimizer_config": {"class_name": type(optimizer).__name__,
+                                 "config": optimizer.get_config()}}
+
+
+def write_model(handle, model, include_optimizer=True):
+    """Write the whole model into an open ``h5py.File``."""
+    config_text = model_config.to_json(model_config.model_entry(model))
+    training = training_config(model) if include_optimizer else None
+    training_text = None if training is None else model_config.to_json(training)
+    weights_files.write_root_attrs(handle)
+    integrity.write_text_attr(handle, "model_config", config_text)
+    if training_text is not None:
+        integrity.write_text_attr(handle, "training_config", training_text)
+    handle.attrs[SEED_ATTR] = np.int64(state.seed_or_random())
+    layout = weights_files.write_legacy_weights(handle.create_group("model_weights"), model)
+    optimizer_names = None
+    if training is not None:
+        optimizer_names = optimizer_state.write_optimizer_weights(handle, model)
+    integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
+        {"model_config": config_text, "training_config": training_text,
+         "weights_layout": layout, "optimizer_layout": optimizer_names}))
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True):
+    """``model.save(filepath)``: architecture, weights and compile/optimizer state, written
+    atomically (a temporary file in the same folder, then ``os.replace``)."""
+    weights_files.check_not_keras_zip(filepath)
+    with integrity.h5_writer(filepath, overwrite) as handle:
+        write_model(handle, model, include_optimizer)
+
+
+def to_bytes(model, include_optimizer=True):
+    """The bytes of the HDF5 file ``model.save`` would write."""
+    with integrity.h5_bytes_writer() as (handle, result):
+        write_model(handle, model, include_optimizer)
+    return result.data
+
+
+# ---------------------------------------------------------------------------- reading
+class ModelFile:
+    """Everything a full-model file holds, read and verified, in memory."""
+
+    def __init__(self, source):
+        self.source = source
+        self.lamina = False
+        self.model_config = None
+        self.training_config = None
+        self.layers = []
+        self.top = None             # the model's own weights (FileLayer) or None
+        self.optimizer = None       # (names, arrays) or None
+        self.seed = None
+
+
+def _parse_json(opened, text, what):
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise CorruptFileError(f"{opened.name}: the {what} attribute is not valid JSON "
+                               f"({error})", opened.path) from None
+
+
+def read_model_file(opened):
+    """Read and check a full-model file (see :class:`ModelFile`)."""
+    content = ModelFile(opened.path)
+    content.lamina = weights_files.is_lamina_file(opened)
+    config_text = integrity.read_text_attr(opened, opened.handle, "model_config")
+    if config_text is None:
+        raise MissingConfigError(
+            f"{opened.name} has no model_config attribute, so it holds no architecture "
+            "(a weights-only file?): build the model in code and use load_weights",
+            opened.path)
+    training_text = integrity.read_text_attr(opened, opened.handle, "training_config")
+    if "model_weights" not in opened.handle:
+        raise CorruptFileError(f"{opened.name} has a model_config but no model_weights "
+                               "group", opened.path)
+    content.layers, content.top, layout = weights_files.read_legacy_layers(
+        opened, opened.handle["model_weights"], content.lamina)
+    content.optimizer = optimizer_state.read_optimizer_weights(opened, content.lamina)
+    if content.lamina:
+        integrity.verify_checksums(opened, {
+            "model_config": config_text, "training_config": training_text,
+            "weights_layout": layout,
+            "optimizer_layout": None if content.optimizer is None else content.optimizer[0]})
+        content.seed = integrity.read_int_attr(opened, opened.handle, SEED_ATTR)
+    content.model_config = _parse_json(opened, config_text, "model_config")
+    if training_text is not None:
+        content.training_config = _parse_json(opened, training_text, "training_config")
+    if not isinstance(content.model_config, dict):
+        raise ConfigError(f"{opened.name}: model_config is not a JSON object", opened.path)
+    return content
+
+
+def read_source(source):
+    """Open, read and verify ``source`` (a path or bytes) into a :class:`ModelFile`."""
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        weights_files.check_not_keras_zip(os.fspath(source))
+    opened = integrity.open_h5(source)
+    try:
+        return integrity.guarded(opened, lambda: read_model_file(opened), "the model")
+    finally:
+        opened.close()
+
+
+def _resolve_identifiers(value, getter):
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    if isinstance(value, list):
+        return [_resolve_identifiers(item, getter) for item in value]
+    if isinstance(value, dict) and "class_name" not in value:
+        return {key: _resolve_identifiers(item, getter) for key, item in value.items()}
+    return getter(value)
+
+
+def compile_from_config(model, config, custom_objects, source):
+    """``model.compile(...)`` with the arguments stored in ``training_config``."""
+    from ..losses import losses as losses_module
+    from ..metrics import metrics as metrics_module
+    from ..optimizers import optimizers as optimizers_module
+
+    def metric(identifier):
+        if isinstance(identifier, str) and not (custom_objects and identifier in
+                                                custom_objects):
+            return identifier          # names resolve at first use, as at compile time
+        return metrics_module.get(identifier, custom_objects=custom_objects)
+
+    try:
+        optimizer_entry = config.get("optimizer_config") or config.get("optimizer")
+        optimizer = optimizers_module.deserialize(optimizer_entry, custom_objects)
+        loss = _resolve_identifiers(config.get("loss"),
+                                    lambda i: losses_module.get(i, custom_objects))
+        model.compile(optimizer=optimizer, loss=loss,
+                      metrics=_resolve_identifiers(config.get("metrics"), metric),
+                      loss_weights=config.get("loss_weights"),
+                      weighted_metrics=_resolve_identifiers(config.get("weighted_metrics"),
+                                                            metric))
+    except CheckpointError:
+        raise
+    except Exception as error:
+        raise ConfigError(f"{describe(source)}: cannot compile model '{model.name}' from the "
+                          f"stored training_config: {type(error).__name__}: {error}. Pass "
+                          "custom losses/metrics in custom_objects, or load with "
+                          "compile=False", source) from error
+
+
+def _adopt_seed(seed):
+    """An unseeded process takes the checkpoint's seed, so that the shuffling and dropout
+    of a resumed ``fit`` (derived from (seed, epoch)) repeat the original run."""
+    if seed is not None and state.seed() is None:
+        state.set_seed(int(seed))
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """Rebuild a model saved by ``model.save`` (or by Keras' ``model.save("x.h5")``).
+
+    Args:
+        filepath: path of an ``.h5`` file (or the bytes of one).
+        custom_objects: ``{name: class or function}`` for custom layers, models, losses,
+            metrics and Lambda functions.
+        compile: compile the model with the stored training config and restore the
+            optimizer state (iteration counter and slots).
+        safe_mode: accepted for Keras compatibility; lamina never evaluates stored code.
+    Raises:
+        One of the :mod:`checkpoint_errors`, naming the file (and the layer).
+    """
+    content = read_source(filepath)
+    source = content.source
+    model = model_config.build_model(content.model_config, custom_objects, source,
+                                     from_keras=not content.lamina)
+    opened = integrity.OpenedFile(None, source, 0)
+    plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
+    weights_files.apply_plan(plan)
+    if compile and content.training_config is not None:
+        compile_from_config(model, content.training_config, custom_objects, source)
+        if content.optimizer is not None:
+            names, arrays = content.optimizer
+            optimizer_plan = optimizer_state.plan(model, names, arrays, describe(source))
+            if optimizer_plan is not None:
+                optimizer_state.apply(model, optimizer_plan)
+        _adopt_seed(content.seed)
+    return model
+
+
+def from_bytes(data, custom_objects=None, compile=True):
+    """A model from bytes made by ``model.to_bytes()`` (an in-memory HDF5 file)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"from_bytes expects bytes, got {type(data).__name__}")
+    return load_model(bytes(data), custom_objects=custom_objects, compile=compile)
+
+
+def restore_from_checkpoint(model, filepath):
+    """Load weights, optimizer state (iterations, slots) and learning rate from a
+    full-model file into ``model`` in place (``BackupAndRestore``). Everything is checked
+    before anything is assigned."""
+    content = read_source(filepath)
+    opened = integrity.OpenedFile(None, content.source, 0)
+    plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
+    optimizer_plan = None
+    learning_rate = None
+    if getattr(model, "compiled", False) and model.optimizer is not None:
+        if content.optimizer is not None:
+            names, arrays = content.optimizer
+            optimizer_plan = optimizer_state.plan(model, names, arrays,
+                                                  describe(content.source), strict=True)
+        stored = ((content.training_config or {}).get("optimizer_config") or {}).get(
+            "config") or {}
+        if isinstance(stored.get("learning_rate"), (int, float)) and \
+                not callable(model.optimizer._learning_rate):
+            learning_rate = float(stored["learning_rate"])
+    weights_files.apply_plan(plan)
+    if optimizer_plan is not None:
+        optimizer_state.apply(model, optimizer_plan)
+    if learning_rate is not None:
+        model.optimizer.learning_rate = learning_rate
+    _adopt_seed(content.seed)
+
+
+# ---------------------------------------------------------------------------- pickling
+def custom_objects_of(model):
+    """``{name: class or function}`` for every class and Lambda function in ``model``
+    that the registry would not give back (pickled by reference, never as code)."""
+    from ...layers.base import LAYERS
+    objects = {}
+    stack, seen = [model], set()
+    while stack:
+        layer = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        name = layer.registered_class_name()
+        if name not in LAYERS or LAYERS.lookup(name) is not type(layer):
+            objects[name] = type(layer)
+        function = getattr(layer, "function", None)
+        if callable(function) and type(layer).__name__ == "Lambda":
+            key = getattr(function, "__name__", None)
+            objects[key if key and key != "<lambda>" else layer.name] = function
+        stack.extend(layer._tracked_layers())
+        stack.extend(getattr(layer, "layers", None) or [])
+    compiled = getattr(model, "_compiled_loss", None)
+    for loss in getattr(compiled, "losses", None) or []:
+        fn = getattr(loss, "fn", None)
+        if callable(fn) and getattr(fn, "__name__", None):
+            objects.setdefault(fn.__name__, fn)
+    return objects
+
+
+def rebuild(data, custom_objects):
+    """Unpickling entry point of :meth:`Model.__reduce__`."""
+    return from_bytes(data, custom_objects=custom_objects)
+
+
+def reduce_model(model):
+    """``Model.__reduce__``: the model travels as in-memory HDF5 bytes."""
+    return rebuild, (to_bytes(model), custom_objects_of(model))
+
+
+def deepcopy_model(model):
+    """``Model.__deepcopy__``: a save/load round trip in memory."""
+    return from_bytes(to_bytes(model), custom_objects=custom_objects_of(model))
+
+
+__all__ = ["CheckpointError", "CheckpointNotFoundError", "ConfigError", "CorruptFileError",
+           "MissingConfigError", "NotHDF5Error", "TruncatedFileError", "UnknownClassError",
+           "UnsupportedFormatError", "WeightMismatchError", "deepcopy_model", "from_bytes",
+           "load_model", "read_source", "reduce_model", "restore_from_checkpoint",
+           "save_model", "to_bytes", "training_config"]

@@ -1,0 +1,175 @@
+"""Turning what users pass to ``fit``/``evaluate``/``predict`` into batches.
+
+Arrays (single, lists or dicts, matched to the model's inputs/outputs) are converted to the
+engine once, validated once, and gathered per step into reused buffers. Python generators
+and ``Sequence``-like objects (``__len__`` + ``__getitem__``) yield batches directly.
+"""
+
+import numpy as np
+
+from ...backends import state
+from ...backends.autodiff import Tensor
+
+
+def _to_numpy(value, name):
+    if isinstance(value, Tensor):
+        return value.numpy()
+    array = np.asarray(value)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"{name} must be numeric, got an array of dtype {array.dtype}")
+    return array
+
+
+def structure_to_list(value, names, what):
+    """``value`` (array, list/tuple of arrays, or dict keyed by ``names``) as a list."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        missing = [n for n in names if n not in value]
+        if missing:
+            raise ValueError(f"{what} dict is missing keys {missing}; expected {names}")
+        return [value[n] for n in names]
+    if len(names) > 1:
+        if not isinstance(value, (list, tuple)) or len(value) != len(names):
+            raise ValueError(f"{what} must be a list of {len(names)} arrays (or a dict keyed "
+                             f"by {names}) for this model")
+        return list(value)
+    if isinstance(value, (list, tuple)) and len(value) == 1 and hasattr(value[0], "shape"):
+        return [value[0]]
+    if isinstance(value, (list, tuple)) and len(value) > 1 and all(
+            isinstance(v, (np.ndarray, Tensor)) and v.ndim >= 2 for v in value):
+        raise ValueError(f"{what} is a list of {len(value)} arrays, but the model has one "
+                         f"{'input' if what == 'x' else 'output'} ({names[0]!r}): pass one array")
+    return [value]
+
+
+class ArrayData:
+    """In-memory inputs, targets and sample weights as engine arrays.
+
+    Args:
+        x: list of input arrays (already matched to the model inputs).
+        y: list of target arrays or None.
+        sample_weight: array (n,) or None.
+        input_dtypes: dtype per input (floating inputs are cast once to it).
+        target_dtype: dtype that floating targets are cast to.
+    """
+
+    def __init__(self, x, y=None, sample_weight=None, input_dtypes=None, target_dtype=None):
+        backend = state.backend()
+        xs = [_to_numpy(v, "x") for v in x]
+        ys = None if y is None else [_to_numpy(v, "y") for v in y]
+        lengths = {len(a) if a.ndim else 1 for a in xs}
+        if len(lengths) != 1:
+            raise ValueError(f"all inputs must have the same number of samples, got "
+                             f"{sorted(lengths)}")
+        self.size = lengths.pop()
+        if ys is not None:
+            for position, target in enumerate(ys):
+                if len(target) != self.size:
+                    raise ValueError(f"x and y have different numbers of samples: x has "
+                                     f"{self.size}, y{'' if len(ys) == 1 else f'[{position}]'} "
+                                     f"has {len(target)}")
+        if sample_weight is not None:
+            sample_weight = _to_numpy(sample_weight, "sample_weight").astype(state.floatx())
+            if sample_weight.shape[0] != self.size:
+                raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries for "
+                                 f"{self.size} samples")
+        dtypes = input_dtypes or [state.floatx()] * len(xs)
+        self.x = [backend.asarray(a.astype(d, copy=False) if a.dtype.kind == "f" or d.startswith("float")
+                                  else a) for a, d in zip(xs, dtypes)]
+        target_dtype = target_dtype or state.floatx()
+        self.y = None if ys is None else [
+            backend.asarray(t.astype(target_dtype, copy=False) if t.dtype.kind in "fb" else t)
+            for t in ys]
+        self.sample_weight = None if sample_weight is None else backend.asarray(sample_weight)
+        self._buffers = {}
+
+    def split(self, fraction):
+        """(train, validation): the last ``fraction`` of samples held out, as Keras does."""
+        cut = int(self.size * (1.0 - fraction))
+        if cut <= 0 or cut >= self.size:
+            raise ValueError(f"validation_split={fraction} leaves no samples on one side "
+                             f"of {self.size}")
+        return self._subset(slice(0, cut)), self._subset(slice(cut, None))
+
+    def _subset(self, index):
+        clone = object.__new__(ArrayData)
+        clone.x = [a[index] for a in self.x]
+        clone.y = None if self.y is None else [a[index] for a in self.y]
+        clone.sample_weight = None if self.sample_weight is None else self.sample_weight[index]
+        clone.size = len(clone.x[0])
+        clone._buffers = {}
+        return clone
+
+    def num_batches(self, batch_size):
+        return -(-self.size // batch_size)
+
+    def batches(self, batch_size, order=None):
+        """Yield (x list, y list or None, sample_weight or None) per batch; ``order`` is an
+        index permutation (None: sequential slices, no copy)."""
+        xp = state.backend().xp
+        for start in range(0, self.size, batch_size):
+            stop = min(start + batch_size, self.size)
+            if order is None:
+                index = slice(start, stop)
+                yield ([a[index] for a in self.x],
+                       None if self.y is None else [a[index] for a in self.y],
+                       None if self.sample_weight is None else self.sample_weight[index])
+                continue
+            rows = order[start:stop]
+            yield ([self._gather(a, rows, ("x", i), xp) for i, a in enumerate(self.x)],
+                   None if self.y is None else
+                   [self._gather(a, rows, ("y", i), xp) for i, a in enumerate(self.y)],
+                   None if self.sample_weight is None else
+                   self._gather(self.sample_weight, rows, ("w", 0), xp))
+
+    def _gather(self, array, rows, key, xp):
+        shape = (len(rows),) + array.shape[1:]
+        buffer = self._buffers.get((key, shape))
+        if buffer is None:
+            buffer = xp.empty(shape, dtype=array.dtype)
+            self._buffers[(key, shape)] = buffer
+        xp.take(array, rows, axis=0, out=buffer)
+        return buffer
+
+
+def is_sequence_like(value):
+    """True for Keras ``Sequence``/``PyDataset``-like objects (len + indexing)."""
+    return hasattr(value, "__len__") and hasattr(value, "__getitem__") and not isinstance(
+        value, (np.ndarray, list, tuple, dict, Tensor))
+
+
+def is_generator_like(value):
+    """True for iterators/generators yielding batches."""
+    return hasattr(value, "__next__") or (hasattr(value, "__iter__") and not isinstance(
+        value, (np.ndarray, list, tuple, dict, Tensor)) and not is_sequence_like(value))
+
+
+def unpack_batch(batch):
+    """A yielded batch ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` as a triple."""
+    if isinstance(batch, tuple):
+        if len(batch) == 1:
+            return batch[0], None, None
+        if len(batch) == 2:
+            return batch[0], batch[1], None
+        if len(batch) == 3:
+            return batch
+        raise ValueError(f"a batch must be x, (x, y) or (x, y, sample_weight); got a tuple "
+                         f"of {len(batch)}")
+    return batch, None, None
+
+
+def class_weight_to_sample_weight(y, class_weight):
+    """Per-sample weights from a ``{class: weight}`` dict (sparse or one-hot targets)."""
+    labels = np.asarray(state.backend().to_numpy(y))
+    if labels.ndim > 1 and labels.shape[-1] > 1:
+        labels = labels.argmax(axis=-1)
+    labels = labels.reshape(len(labels), -1)[:, 0].astype(int) if labels.ndim > 1 \
+        else labels.astype(int)
+    unknown = sorted(set(np.unique(labels).tolist()) - set(class_weight))
+    if unknown:
+        raise ValueError(f"class_weight has no entry for classes {unknown}")
+    table = np.zeros(max(max(class_weight), labels.max()) + 1, dtype=state.floatx())
+    for label, weight in class_weight.items():
+        table[label] = weight
+    return table[labels]

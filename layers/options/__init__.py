@@ -1,0 +1,1 @@
+"""What layers take as options: activations, initializers, regularizers, constraints."""

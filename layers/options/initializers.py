@@ -1,0 +1,233 @@
+"""Weight initializers with Keras' names, arguments and defaults."""
+
+import math
+
+import numpy as np
+
+from ...backends import state
+from ...backends.registry import Registry
+from ..configurable import Configurable
+from ..configurable import serialize as _serialize
+
+INITIALIZERS = Registry("initializer")
+
+
+def compute_fans(shape):
+    """Keras' (fan_in, fan_out): for kernels (*receptive, in, out) the receptive field
+    multiplies both."""
+    shape = tuple(shape)
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+class Initializer(Configurable):
+    """Base class: ``initializer(shape, dtype)`` returns an engine array."""
+
+    def __call__(self, shape, dtype=None):
+        raise NotImplementedError
+
+
+class _Seeded(Initializer):
+    """Initializers drawing random numbers; ``seed`` fixes the draw, else the global seed."""
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def _generator(self):
+        if self.seed is None:
+            return state.generator()
+        return state.backend().make_generator(self.seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+@INITIALIZERS.register("zeros")
+class Zeros(Initializer):
+    """All zeros."""
+
+    def __call__(self, shape, dtype=None):
+        return state.backend().xp.zeros(tuple(shape), dtype=dtype or state.floatx())
+
+
+@INITIALIZERS.register("ones")
+class Ones(Initializer):
+    """All ones."""
+
+    def __call__(self, shape, dtype=None):
+        return state.backend().xp.ones(tuple(shape), dtype=dtype or state.floatx())
+
+
+@INITIALIZERS.register("constant")
+class Constant(Initializer):
+    """Every element equal to ``value``."""
+
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None):
+        return state.backend().xp.full(tuple(shape), self.value, dtype=dtype or state.floatx())
+
+    def get_config(self):
+        return {"value": self.value}
+
+
+@INITIALIZERS.register("random_normal", "normal")
+class RandomNormal(_Seeded):
+    """Normal draws with ``mean`` and ``stddev``."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None):
+        return state.backend().random_normal(self._generator(), shape, dtype or state.floatx(),
+                                             self.mean, self.stddev)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+@INITIALIZERS.register("random_uniform", "uniform")
+class RandomUniform(_Seeded):
+    """Uniform draws from ``[minval, maxval)``."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape, dtype=None):
+        return state.backend().random_uniform(self._generator(), shape,
+                                              dtype or state.floatx(), self.minval, self.maxval)
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+def _truncated_normal(generator, shape, dtype, mean, stddev):
+    backend = state.backend()
+    values = backend.random_normal(generator, shape, dtype)
+    outside = backend.xp.abs(values) > 2.0
+    while bool(outside.any()):
+        values[outside] = backend.random_normal(generator, (int(outside.sum()),), dtype)
+        outside = backend.xp.abs(values) > 2.0
+    values *= stddev
+    values += mean
+    return values
+
+
+@INITIALIZERS.register("truncated_normal")
+class TruncatedNormal(_Seeded):
+    """Normal draws re-drawn when more than two standard deviations from the mean."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None):
+        return _truncated_normal(self._generator(), shape, dtype or state.floatx(),
+                                 self.mean, self.stddev)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+@INITIALIZERS.register("variance_scaling")
+class VarianceScaling(_Seeded):
+    """Keras' VarianceScaling: scale / fan (``mode``) as variance, with ``distribution``
+    ``"truncated_normal"``, ``"untruncated_normal"`` or ``"uniform"``."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        super().__init__(seed)
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"mode must be fan_in, fan_out or fan_avg, got {mode!r}")
+        if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
+            raise ValueError(f"unknown distribution {distribution!r}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtype or state.floatx()
+        fan_in, fan_out = compute_fans(shape)
+        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, fan)
+        backend = state.backend()
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * variance)
+            return backend.random_uniform(self._generator(), shape, dtype, -limit, limit)
+        if self.distribution == "untruncated_normal":
+            return backend.random_normal(self._generator(), shape, dtype, 0.0, math.sqrt(variance))
+        stddev = math.sqrt(variance) / 0.87962566103423978
+        return _truncated_normal(self._generator(), shape, dtype, 0.0, stddev)
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+def _variance_scaling_preset(class_name, alias, scale, mode, distribution, doc):
+    def __init__(self, seed=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+    cls = type(class_name, (VarianceScaling,),
+               {"__init__": __init__, "get_config": get_config, "__doc__": doc,
+                "__module__": __name__})
+    INITIALIZERS.register(alias)(cls)
+    return cls
+
+
+GlorotUniform = _variance_scaling_preset("GlorotUniform", "glorot_uniform", 1.0, "fan_avg",
+                                         "uniform", "Uniform in ±sqrt(6 / (fan_in + fan_out)).")
+GlorotNormal = _variance_scaling_preset("GlorotNormal", "glorot_normal", 1.0, "fan_avg",
+                                        "truncated_normal", "Truncated normal, var 2/(in+out).")
+HeNormal = _variance_scaling_preset("HeNormal", "he_normal", 2.0, "fan_in",
+                                    "truncated_normal", "Truncated normal, variance 2/fan_in.")
+HeUniform = _variance_scaling_preset("HeUniform", "he_uniform", 2.0, "fan_in", "uniform",
+                                     "Uniform in ±sqrt(6 / fan_in).")
+LecunNormal = _variance_scaling_preset("LecunNormal", "lecun_normal", 1.0, "fan_in",
+                                       "truncated_normal", "Truncated normal, var 1/fan_in.")
+LecunUniform = _variance_scaling_preset("LecunUniform", "lecun_uniform", 1.0, "fan_in",
+                                        "uniform", "Uniform in ±sqrt(3 / fan_in).")
+
+
+@INITIALIZERS.register("orthogonal")
+class Orthogonal(_Seeded):
+    """A (semi-)orthogonal matrix times ``gain`` (QR of a normal draw, as Keras)."""
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtype or state.floatx()
+        backend = state.backend()
+        rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+        cols = shape[-1]
+        flat = (max(rows, cols), min(rows, cols))
+        draw = backend.to_numpy(backend.random_normal(self._generator(), flat, "float64"))
+        q, r = np.linalg.qr(draw)
+        q *= np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        # C order: an F-ordered kernel sends matmul(..., out=) down a much slower path.
+        return backend.asarray(np.ascontiguousarray((self.gain * q).reshape(shape)), dtype)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+def get(identifier):
+    """Resolve a Keras name, a ``{"class_name", "config"}`` dict or an instance."""
+    return INITIALIZERS.resolve(identifier, Initializer,
+                                "a name, a config dict or an Initializer")
+
+
+def serialize(initializer):
+    """``{"class_name", "config"}`` of an initializer (Keras' schema)."""
+    return _serialize(initializer)

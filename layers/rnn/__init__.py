@@ -1,0 +1,1 @@
+"""Recurrent layers: the RNN wrapper, its cells, and the Keras recurrent layers."""
