@@ -14,7 +14,10 @@ each check is also a fixture of the same name, registered by ``tests/conftest.py
 * ``layer_case``: a test asking for it runs once per ``(make, shape)`` in its module's
   ``CASES`` (ids ``CASE_IDS``); ``layer_case.check_gradients()``,
   ``.check_config_and_output_shape()`` and ``.check_models()`` run the checks above on
-  ``make()`` with an input drawn by the module's ``rand(*shape)``.
+  ``make()`` with an input drawn by the module's ``rand(*shape)``. A test module with
+  ``CASES`` imports the three tests that run them (``test_gradients_match_finite_differences``,
+  ``test_config_round_trip_and_output_shape``, ``test_inside_sequential_and_functional_models``)
+  from here; pytest collects them in that module.
 """
 
 import json
@@ -174,3 +177,18 @@ def layer_case(request):
     """The current case of the module's ``CASES`` (see :func:`pytest_generate_tests`)."""
     make, shape = request.param
     return _LayerCase(make, shape, request.module.rand)
+
+
+def test_gradients_match_finite_differences(float64, layer_case):
+    """Each case's gradients against finite differences (float64)."""
+    layer_case.check_gradients()
+
+
+def test_config_round_trip_and_output_shape(layer_case):
+    """Each case's config round trip and ``compute_output_shape``."""
+    layer_case.check_config_and_output_shape()
+
+
+def test_inside_sequential_and_functional_models(layer_case):
+    """Each case inside a Sequential and a functional Model."""
+    layer_case.check_models()

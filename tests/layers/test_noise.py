@@ -1,5 +1,5 @@
-"""SpatialDropout1D/2D, GaussianNoise, ActivityRegularization, Normalization (adapt) and
-TimeDistributed: behaviour, gradients, configs, shapes and models."""
+"""Noise and regularization layers (``layers/noise.py``): SpatialDropout1D/2D, GaussianNoise
+and ActivityRegularization: behaviour, gradients, configs, shapes and models."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,10 @@ import pytest
 import lamina
 from lamina import layers, ops
 from lamina.backends import Tensor
+
+from harness.layers import (  # noqa: F401  (the shared tests of CASES, collected here)
+    test_config_round_trip_and_output_shape, test_gradients_match_finite_differences,
+    test_inside_sequential_and_functional_models)
 
 RNG = np.random.default_rng(17)
 
@@ -97,130 +101,11 @@ def test_activity_regularization_enters_the_training_loss():
     assert model.evaluate(x, y, verbose=0) > plain.evaluate(x, y, verbose=0) + 1.0
 
 
-# ------------------------------------------------------------------ Normalization
-def test_normalization_adapt_matches_keras_examples():
-    data = np.array([[0.0, 7.0, 4.0], [2.0, 9.0, 6.0], [0.0, 7.0, 4.0], [2.0, 9.0, 6.0]],
-                    dtype="float32")
-    layer = layers.Normalization(axis=-1)
-    layer.adapt(data)
-    np.testing.assert_allclose(layer(np.array([[0.0, 7.0, 4.0]], "float32")).numpy(),
-                               [[-1.0, -1.0, -1.0]], atol=1e-6)
-    assert [w.name for w in layer.weights] == ["mean", "variance", "count"]
-    assert layer.trainable_weights == []
-    np.testing.assert_allclose(layer.get_weights()[0], [1.0, 8.0, 5.0])
-    assert int(layer.get_weights()[2]) == 4
-
-    scalar = layers.Normalization(axis=None)
-    scalar.adapt(np.array([1.0, 2.0, 3.0, 4.0, 5.0], dtype="float32"))
-    np.testing.assert_allclose(scalar(np.array([1.0, 2.0, 3.0], "float32")).numpy(),
-                               [-1.4142135, -0.70710677, 0.0], atol=1e-6)
-
-    given = layers.Normalization(mean=3.0, variance=2.0)
-    np.testing.assert_allclose(given(np.array([[1.0], [2.0], [3.0]], "float32")).numpy(),
-                               [[-1.4142135], [-0.70710677], [0.0]], atol=1e-6)
-
-    inverse = layers.Normalization(axis=-1, invert=True)
-    inverse.adapt(data)
-    np.testing.assert_allclose(inverse(np.array([[1.0, 2.0, 3.0]], "float32")).numpy(),
-                               [[2.0, 10.0, 8.0]], atol=1e-6)
-
-
-def test_normalization_formula_with_zero_variance_and_batches():
-    data = rand(50, 4, 3) * 3 + 1
-    data[..., 2] = 7.0  # constant feature: divided by max(sqrt(0), 1e-7)
-    whole = layers.Normalization()
-    whole.adapt(data.astype("float32"))
-    batched = layers.Normalization()
-    batched.adapt(iter([data[:7], data[7:30], data[30:]]))
-    for a, b in zip(whole.get_weights(), batched.get_weights()):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    mean = data.mean(axis=(0, 1))
-    std = np.maximum(np.sqrt(data.var(axis=(0, 1))), 1e-7)
-    np.testing.assert_allclose(whole(data.astype("float32")).numpy(), (data - mean) / std,
-                               rtol=1e-4, atol=1e-4)
-    # set_weights (as loading a file) is used by the next call.
-    whole.set_weights([np.zeros(3), np.full(3, 4.0), np.array(1)])
-    np.testing.assert_allclose(whole(np.ones((1, 1, 3), "float32")).numpy(), 0.5)
-
-
-def test_normalization_errors():
-    with pytest.raises(ValueError, match="Layer 'norm0' .*both mean and variance"):
-        layers.Normalization(mean=1.0, name="norm0")
-    layer = layers.Normalization(name="norm1")
-    layer.adapt(rand(10, 3))
-    with pytest.raises(ValueError, match="Layer 'norm1' .*shape"):
-        layer.adapt(rand(10, 4))
-    with pytest.raises(ValueError, match="Layer 'norm2' .*adapt"):
-        layers.Normalization(mean=0.0, variance=1.0, name="norm2").adapt(rand(3, 2))
-
-
-# ------------------------------------------------------------------ TimeDistributed
-def test_time_distributed_applies_the_layer_to_every_step():
-    x = rand(2, 4, 5, 5, 3).astype("float32")
-    conv = layers.Conv2D(2, 3, bias_initializer="random_normal")
-    wrapper = layers.TimeDistributed(conv)
-    got = wrapper(x).numpy()
-    assert got.shape == (2, 4, 3, 3, 2)
-    for t in range(4):
-        np.testing.assert_allclose(got[:, t], conv(x[:, t]).numpy(), atol=1e-6)
-    assert wrapper.weights == conv.weights and len(wrapper.trainable_weights) == 2
-    assert wrapper.compute_output_shape((None, None, 5, 5, 3)) == (None, None, 3, 3, 2)
-
-    dropout = layers.TimeDistributed(layers.Dropout(0.5))
-    assert np.count_nonzero(dropout(np.ones((4, 5, 6), "float32"), training=True).numpy()) < 120
-
-
-def test_time_distributed_config_and_errors():
-    wrapper = layers.TimeDistributed(layers.Dense(3, name="inner_dense"))
-    config = wrapper.get_config()
-    assert config["layer"]["class_name"] == "Dense"
-    assert config["layer"]["config"]["name"] == "inner_dense"
-    with pytest.raises(ValueError, match="Layer 'td0' expects input of rank >= 3"):
-        layers.TimeDistributed(layers.Dense(2), name="td0")(rand(2, 3).astype("float32"))
-    with pytest.raises(ValueError, match="Layer 'td1' .*Layer instance"):
-        layers.TimeDistributed("dense", name="td1")
-
-
 # ------------------------------------------------------------------ shared checks
 CASES = [
     (lambda: layers.SpatialDropout1D(0.5), (2, 3, 2)),
     (lambda: layers.SpatialDropout2D(0.5), (2, 2, 3, 2)),
     (lambda: layers.GaussianNoise(0.3), (2, 3)),
     (lambda: layers.ActivityRegularization(0.1, 0.2), (2, 3)),
-    (lambda: layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 0.25]), (4, 3)),
-    (lambda: layers.TimeDistributed(layers.Dense(3, activation="tanh",
-                                                 bias_initializer="random_normal")), (2, 3, 4)),
-    (lambda: layers.TimeDistributed(layers.Conv1D(2, 2)), (2, 2, 4, 2)),
 ]
-CASE_IDS = ["sdrop1d", "sdrop2d", "noise", "activity", "normalization", "td_dense",
-            "td_conv"]
-
-
-def test_gradients_match_finite_differences(float64, layer_case):
-    layer_case.check_gradients()
-
-
-def test_config_round_trip_and_output_shape(layer_case):
-    layer_case.check_config_and_output_shape()
-
-
-def test_adapted_normalization_config_round_trip(check_config):
-    layer = layers.Normalization()
-    layer.adapt(rand(20, 3) * 4)
-    clone = check_config(layer, rand(5, 3).astype("float32"))
-    np.testing.assert_allclose(clone.get_weights()[1], layer.get_weights()[1])
-
-
-@pytest.mark.parametrize("make, shape", CASES, ids=CASE_IDS)
-def test_inside_sequential_and_functional_models(check_models, make, shape):
-    check_models(make, rand(*shape))
-
-
-def test_time_distributed_trains_in_a_model():
-    lamina.utils.set_random_seed(0)
-    x = RNG.standard_normal((32, 5, 3)).astype("float32")
-    y = x @ np.array([[1.0], [-2.0], [0.5]], dtype="float32")
-    model = lamina.Sequential([lamina.Input((5, 3)), layers.TimeDistributed(layers.Dense(1))])
-    model.compile(lamina.optimizers.Adam(0.05), "mse")
-    history = model.fit(x, y, epochs=30, batch_size=8, verbose=0)
-    assert history.history["loss"][-1] < 0.05 * history.history["loss"][0]
+CASE_IDS = ["sdrop1d", "sdrop2d", "noise", "activity"]

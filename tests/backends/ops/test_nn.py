@@ -1,5 +1,5 @@
-"""Neural-network ops in ``lamina.ops``: activations, softmax, fused dense, fused
-cross-entropy, normalization and dropout."""
+"""Neural-network ops in ``lamina.ops`` (``backends/ops/nn.py``): activations, softmax,
+fused dense, normalization and dropout."""
 
 import math
 
@@ -132,48 +132,6 @@ def test_dense_with_constant_kernel(check_op):
 def test_dense_rejects_unfused_activation(engine):
     with pytest.raises(ValueError, match="softmax"):
         ops.dense(np.ones((2, 3)), np.ones((3, 2)), activation="softmax")
-
-
-# ------------------------------------------------------------------ fused losses
-@pytest.mark.parametrize("shapes", [((5, 4), (5, 4)), ((6, 1), (6, 1)), ((2, 3, 4), (3, 4))],
-                         ids=str)
-def test_mean_squared_error(check_op, shapes):
-    check_op(ops.mean_squared_error, [rand(*shapes[0]), rand(*shapes[1])],
-             reference=lambda t, p: ((t - p) ** 2).mean(axis=-1))
-
-
-@pytest.mark.parametrize("logits_shape", [(5, 4), (2, 3, 4)], ids=str)
-def test_sparse_softmax_cross_entropy(check_op, logits_shape):
-    labels = RNG.integers(0, logits_shape[-1], size=logits_shape[:-1])
-
-    def reference(labels_, logits):
-        picked = np.take_along_axis(log_softmax_ref(logits), labels_[..., None], axis=-1)
-        return -picked[..., 0]
-
-    check_op(ops.sparse_softmax_cross_entropy, [labels, rand(*logits_shape)],
-             reference=reference)
-
-
-def test_sparse_softmax_cross_entropy_rejects_bad_labels(engine):
-    with pytest.raises(ValueError, match=r"\[0, 3\)"):
-        ops.sparse_softmax_cross_entropy(np.array([0, 3]), np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="do not match"):
-        ops.sparse_softmax_cross_entropy(np.array([0, 1, 2]), np.zeros((2, 3)))
-
-
-@pytest.mark.parametrize("shape", [(5, 4), (2, 3, 4)], ids=str)
-def test_softmax_cross_entropy(check_op, shape):
-    targets = np.exp(log_softmax_ref(rand(*shape)))
-    check_op(ops.softmax_cross_entropy, [targets, rand(*shape)],
-             reference=lambda t, z: -(t * log_softmax_ref(z)).sum(axis=-1))
-
-
-def test_cross_entropies_agree_on_one_hot_targets(engine):
-    logits = rand(6, 4)
-    labels = np.array([0, 3, 1, 1, 2, 0])
-    sparse = ops.sparse_softmax_cross_entropy(labels, logits).numpy()
-    dense = ops.softmax_cross_entropy(np.eye(4)[labels], logits).numpy()
-    np.testing.assert_allclose(sparse, dense, rtol=1e-12)
 
 
 # ------------------------------------------------------------------ normalization
