@@ -15,7 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness.engines import engine  # noqa: E402,F401  (fixtures and hooks, found by name)
-from harness.layers import (check_config_fixture, check_gradients_fixture,  # noqa: E402,F401
-                            check_models_fixture, check_output_shape_fixture, float64,
-                            layer_case, pytest_generate_tests)
+from harness.layers import (CHECK_FIXTURES, float64, layer_case,  # noqa: E402,F401
+                            pytest_generate_tests)
 from harness.ops import check_op_fixture  # noqa: E402,F401
+
+check_gradients, check_config, check_output_shape, check_models = CHECK_FIXTURES

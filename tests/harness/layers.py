@@ -122,28 +122,17 @@ def check_models(make_layer, x, atol=1e-5):
     return model, functional
 
 
-@pytest.fixture(name="check_gradients")
-def check_gradients_fixture():
-    """:func:`check_gradients`, as a fixture."""
-    return check_gradients
+def as_fixture(check):
+    """``check`` as a fixture of the same name (the fixture's value is the function)."""
+    def fixture():
+        return check
+
+    fixture.__doc__ = f":func:`{check.__name__}`, as a fixture."
+    return pytest.fixture(name=check.__name__)(fixture)
 
 
-@pytest.fixture(name="check_config")
-def check_config_fixture():
-    """:func:`check_config`, as a fixture."""
-    return check_config
-
-
-@pytest.fixture(name="check_output_shape")
-def check_output_shape_fixture():
-    """:func:`check_output_shape`, as a fixture."""
-    return check_output_shape
-
-
-@pytest.fixture(name="check_models")
-def check_models_fixture():
-    """:func:`check_models`, as a fixture."""
-    return check_models
+CHECK_FIXTURES = tuple(as_fixture(check) for check in (check_gradients, check_config,
+                                                      check_output_shape, check_models))
 
 
 class _LayerCase:

@@ -15,6 +15,7 @@ RNG = np.random.default_rng(23)
 
 
 def rand(*shape):
+    """Float64 data, uniform in [-1, 1)."""
     return RNG.uniform(-1.0, 1.0, size=shape)
 
 
