@@ -7,6 +7,10 @@ import pytest
 import lamina
 from lamina import layers
 
+from harness.layers import (  # noqa: F401  (the shared tests of CASES, collected here)
+    test_config_round_trip_and_output_shape, test_gradients_match_finite_differences,
+    test_inside_sequential_and_functional_models)
+
 RNG = np.random.default_rng(3)
 
 
@@ -207,18 +211,6 @@ CASES = [
 ]
 CASE_IDS = ["conv1d_causal", "conv1d_groups", "conv2d_same", "conv2d_dilated",
             "transpose_same", "transpose_valid", "depthwise", "separable"]
-
-
-def test_gradients_match_finite_differences(float64, layer_case):
-    layer_case.check_gradients()
-
-
-def test_config_round_trip_and_output_shape(layer_case):
-    layer_case.check_config_and_output_shape()
-
-
-def test_inside_sequential_and_functional_models(layer_case):
-    layer_case.check_models()
 
 
 def test_unknown_spatial_sizes_in_functional_model():

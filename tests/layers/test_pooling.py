@@ -7,6 +7,10 @@ import pytest
 import lamina
 from lamina import layers
 
+from harness.layers import (  # noqa: F401  (the shared tests of CASES, collected here)
+    test_config_round_trip_and_output_shape, test_gradients_match_finite_differences,
+    test_inside_sequential_and_functional_models)
+
 RNG = np.random.default_rng(5)
 
 
@@ -103,18 +107,6 @@ CASES = [
     (lambda: layers.GlobalMaxPooling2D(), (2, 3, 4, 2)),
 ]
 CASE_IDS = ["max2d", "avg2d", "max1d", "avg1d", "gap1d", "gap2d", "gmp1d", "gmp2d"]
-
-
-def test_gradients_match_finite_differences(float64, layer_case):
-    layer_case.check_gradients()
-
-
-def test_config_round_trip_and_output_shape(layer_case):
-    layer_case.check_config_and_output_shape()
-
-
-def test_inside_sequential_and_functional_models(layer_case):
-    layer_case.check_models()
 
 
 def test_bad_arguments_and_inputs():

@@ -6,6 +6,10 @@ import pytest
 
 from lamina import layers
 
+from harness.layers import (  # noqa: F401  (the shared tests of CASES, collected here)
+    test_config_round_trip_and_output_shape, test_gradients_match_finite_differences,
+    test_inside_sequential_and_functional_models)
+
 RNG = np.random.default_rng(9)
 
 
@@ -78,18 +82,6 @@ CASES = [
     (lambda: layers.Cropping1D((1, 1)), (2, 4, 2)),
 ]
 CASE_IDS = ["up2d", "up2d_bilinear", "up1d", "pad2d", "pad1d", "crop2d", "crop1d"]
-
-
-def test_gradients_match_finite_differences(float64, layer_case):
-    layer_case.check_gradients()
-
-
-def test_config_round_trip_and_output_shape(layer_case):
-    layer_case.check_config_and_output_shape()
-
-
-def test_inside_sequential_and_functional_models(layer_case):
-    layer_case.check_models()
 
 
 def test_bad_arguments_and_inputs():

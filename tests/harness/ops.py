@@ -1,48 +1,23 @@
-"""The generic op-test harness shared by every engine test.
+"""The generic op-test harness shared by every engine test (``from harness.ops import ...``).
 
 Every op joins the harness with a few lines::
 
     def test_tanh(check_op):
         check_op(ops.tanh, [rand(3, 4)], reference=np.tanh)
 
-``check_op`` runs the op on the active engine (the ``engine`` fixture parametrizes each
-test over ``lamina.backends.available_backends()`` plus ``"cupy"``, which skips with the
-reason when CuPy or a GPU is missing), compares the float64 forward to a plain-NumPy
-reference, checks the gradient of every differentiable input against central finite
-differences in float64, and checks that float32 inputs give float32 outputs and gradients.
-"""
+``check_op`` runs the op on the active engine (the ``check_op`` fixture requests the
+``engine`` fixture of :mod:`harness.engines`, so each test runs once per engine in
+``ENGINES``; the CuPy case skips with the reason when CuPy or a GPU is missing), compares
+the float64 forward to a plain-NumPy reference, checks the gradient of every differentiable
+input against central finite differences in float64, and checks that float32 inputs give
+float32 outputs and gradients. :func:`numerical_gradient` is the suite's one
+finite-difference routine; the layer harness and every other gradient check use it."""
 
 import numpy as np
 import pytest
 
 import lamina
 from lamina import ops
-from lamina.backends import available_backends, use_backend
-
-ENGINES = tuple(dict.fromkeys(available_backends() + ("cupy",)))
-
-
-def _unavailable_reason(name):
-    """Why engine ``name`` cannot be selected here (the engine's own error message)."""
-    try:
-        with use_backend(name):
-            pass
-    except RuntimeError as error:
-        return str(error)
-    return "engine could not be selected"
-
-
-@pytest.fixture(params=ENGINES)
-def engine(request):
-    """The name of an engine, active for the duration of the test (restored afterwards)."""
-    name = request.param
-    if name not in available_backends():
-        reason = _unavailable_reason(name)
-        if name == "cupy":
-            pytest.skip(f"CuPy/GPU not available: {reason}")
-        pytest.skip(f"engine {name!r} not available: {reason}")
-    with use_backend(name):
-        yield name
 
 
 def _is_float_array(value):
@@ -71,20 +46,31 @@ def _projected_loss(op, inputs, wrt, kwargs, projections):
                      for out, r in zip(outputs, projections)))
 
 
-def numerical_gradient(op, inputs, wrt, kwargs, projections, index, eps=1e-6):
-    """Central finite-difference gradient of ``sum(op(x) * r)`` w.r.t. ``inputs[index]``."""
-    base = np.array(inputs[index], dtype=np.float64)
-    gradient = np.zeros_like(base)
-    perturbed = list(inputs)
-    for position in np.ndindex(base.shape):
-        shifted = base.copy()
-        shifted[position] += eps
-        perturbed[index] = shifted
-        upper = _projected_loss(op, perturbed, wrt, kwargs, projections)
-        shifted[position] -= 2 * eps
-        lower = _projected_loss(op, perturbed, wrt, kwargs, projections)
-        gradient[position] = (upper - lower) / (2 * eps)
+def numerical_gradient(loss, array, eps=1e-6):
+    """Central finite differences of ``loss()`` with respect to ``array``.
+
+    The one finite-difference routine of the suite: ``array`` (a float64 NumPy or engine
+    array that ``loss`` reads) is perturbed in place one element at a time and restored;
+    ``loss()`` returns a number. Returns the gradient as a float64 NumPy array.
+    """
+    gradient = np.zeros(array.shape)
+    for index in np.ndindex(*array.shape):
+        original = float(array[index])
+        array[index] = original + eps
+        upper = float(loss())
+        array[index] = original - eps
+        lower = float(loss())
+        array[index] = original
+        gradient[index] = (upper - lower) / (2 * eps)
     return gradient
+
+
+def _op_numerical_gradient(op, inputs, wrt, kwargs, projections, index, eps):
+    """:func:`numerical_gradient` of ``sum(op(x) * r)`` w.r.t. ``inputs[index]``."""
+    perturbed = list(inputs)
+    perturbed[index] = np.array(inputs[index], dtype=np.float64)
+    return numerical_gradient(
+        lambda: _projected_loss(op, perturbed, wrt, kwargs, projections), perturbed[index], eps)
 
 
 def check_op(op, inputs, reference=None, kwargs=None, wrt=None, atol=1e-6, rtol=1e-5,
@@ -135,7 +121,7 @@ def check_op(op, inputs, reference=None, kwargs=None, wrt=None, atol=1e-6, rtol=
             assert gradient.shape == inputs[i].shape, (
                 f"gradient of input {i} has shape {gradient.shape}, input {inputs[i].shape}")
             assert gradient.dtype == np.float64, f"gradient of input {i} is {gradient.dtype}"
-            expected = numerical_gradient(op, inputs, wrt, kwargs, projections, i, eps)
+            expected = _op_numerical_gradient(op, inputs, wrt, kwargs, projections, i, eps)
             np.testing.assert_allclose(np.asarray(gradient), expected, rtol=rtol, atol=atol,
                                        err_msg=f"gradient of input {i} != finite differences")
 

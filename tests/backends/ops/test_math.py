@@ -1,7 +1,13 @@
-"""Elementwise math, reductions, matmul and comparisons in ``lamina.ops`` (every engine)."""
+"""Elementwise math, reductions, matmul and comparisons in ``lamina.ops``
+(``backends/ops/math.py``, every engine), with a property test: binary ops and ``where`` on
+random broadcast-compatible shapes give NumPy's forward and gradients of each input's shape
+that match finite differences."""
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import lamina
 from lamina import ops
@@ -251,3 +257,37 @@ def test_comparison_operators_and_asarray(engine):
     np.testing.assert_array_equal(values, [1.0, 2.0, 3.0])
     assert np.asarray(t, dtype=np.float32).dtype == np.float32
     assert float(ops.sum(t)) == 6.0
+
+
+# ------------------------------------------------------------------ property test: broadcasting
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def signed_values(shape, seed):
+    """Float64 values with |x| in [0.5, 2) and random signs: safe divisors, rare ties."""
+    rng = np.random.default_rng(seed)
+    return np.asarray(rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape))
+
+
+@pytest.mark.parametrize("op,reference", BINARY, ids=[op.__name__ for op, _ in BINARY])
+@SETTINGS
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+       seed=st.integers(0, 2**16))
+def test_binary_ops_broadcast(check_op, op, reference, shapes, seed):
+    first, second = shapes.input_shapes
+    (out,) = check_op(op, [signed_values(first, seed), signed_values(second, seed + 1)],
+                      reference=reference)
+    assert out.shape == shapes.result_shape
+
+
+@SETTINGS
+@given(shapes=mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3),
+       seed=st.integers(0, 2**16))
+def test_where_broadcasts(check_op, shapes, seed):
+    condition_shape, first, second = shapes.input_shapes
+    condition = np.random.default_rng(seed).random(condition_shape) > 0.5
+    (out,) = check_op(ops.where, [condition, signed_values(first, seed + 1),
+                                  signed_values(second, seed + 2)],
+                      reference=np.where)
+    assert out.shape == shapes.result_shape

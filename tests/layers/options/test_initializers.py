@@ -1,5 +1,5 @@
-"""Activations by Keras names, initializer statistics, and l1 / l2 / l1_l2 regularizers
-(issue #3)."""
+"""Initializers (``layers/options/initializers.py``): constants, variance-scaling statistics
+and bounds, orthogonality, seeding, configs and unknown names."""
 
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import activations, initializers, layers, regularizers
+from lamina import initializers, layers
 from lamina.backends import state
 
 
@@ -18,62 +18,6 @@ def draw(name_or_obj, shape, dtype="float32"):
     return values
 
 
-# ------------------------------------------------------------------ activations
-X = np.linspace(-3, 3, 13, dtype="float32").reshape(1, -1)
-
-
-def _sigmoid(z):
-    return 1 / (1 + np.exp(-z))
-
-
-REFERENCES = {
-    "linear": lambda z: z,
-    "relu": lambda z: np.maximum(z, 0),
-    "relu6": lambda z: np.clip(z, 0, 6),
-    "sigmoid": _sigmoid,
-    "tanh": np.tanh,
-    "softmax": lambda z: np.exp(z) / np.exp(z).sum(-1, keepdims=True),
-    "log_softmax": lambda z: z - np.log(np.exp(z).sum(-1, keepdims=True)),
-    "elu": lambda z: np.where(z > 0, z, np.exp(z) - 1),
-    "selu": lambda z: 1.0507009873554805 * np.where(z > 0, z, 1.6732632423543772
-                                                    * (np.exp(z) - 1)),
-    "softplus": lambda z: np.log1p(np.exp(z)),
-    "softsign": lambda z: z / (1 + np.abs(z)),
-    "swish": lambda z: z * _sigmoid(z),
-    "silu": lambda z: z * _sigmoid(z),
-    "exponential": np.exp,
-    "hard_sigmoid": lambda z: np.clip(z / 6 + 0.5, 0, 1),
-    "leaky_relu": lambda z: np.where(z > 0, z, 0.2 * z),
-    "gelu": lambda z: 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2))),
-}
-
-
-@pytest.mark.parametrize("name", sorted(REFERENCES))
-def test_activation_by_keras_name_matches_reference(name):
-    fn = activations.get(name)
-    out = fn(lamina.ops.convert_to_tensor(X)).numpy()
-    # gelu may use the tanh approximation (Keras' default is approximate=True)
-    tolerance = 1e-3 if name == "gelu" else 1e-5
-    np.testing.assert_allclose(out, REFERENCES[name](X.astype("float64")), rtol=tolerance,
-                               atol=tolerance)
-    assert activations.serialize(fn) in (name, "silu" if name == "swish" else name)
-
-
-def test_activation_get_none_callable_and_unknown():
-    assert activations.get(None) is activations.linear
-    custom = lambda z: z * 2  # noqa: E731
-    assert activations.get(custom) is custom
-    with pytest.raises(ValueError) as info:
-        activations.get("relux")
-    message = str(info.value)
-    assert "relux" in message and "relu" in message and "sigmoid" in message
-    with pytest.raises(TypeError):
-        activations.get(3)
-    with pytest.raises(ValueError, match="relux"):
-        layers.Dense(2, activation="relux")
-
-
-# ------------------------------------------------------------------ initializers
 def test_constant_initializers():
     np.testing.assert_array_equal(draw("zeros", (3, 2)), np.zeros((3, 2)))
     np.testing.assert_array_equal(draw("ones", (4,)), np.ones(4))
@@ -197,37 +141,3 @@ def test_unknown_initializer_lists_known_names():
         assert known in message
     with pytest.raises(ValueError, match="glorot_uniformm"):
         layers.Dense(2, kernel_initializer="glorot_uniformm")
-
-
-# ------------------------------------------------------------------ regularizers
-W = np.array([[1.0, -2.0], [0.5, 0.0]], dtype="float32")
-
-
-def _penalty(reg):
-    return float(reg(lamina.Variable(W)).numpy())
-
-
-def test_regularizer_values_and_keras_defaults():
-    assert _penalty(regularizers.get("l1")) == pytest.approx(0.01 * 3.5)
-    assert _penalty(regularizers.get("l2")) == pytest.approx(0.01 * 5.25)
-    assert _penalty(regularizers.L1(0.1)) == pytest.approx(0.35)
-    assert _penalty(regularizers.L2(0.2)) == pytest.approx(1.05)
-    assert _penalty(regularizers.L1L2(l1=0.1, l2=0.2)) == pytest.approx(0.35 + 1.05)
-    assert _penalty(regularizers.get({"class_name": "L1L2", "config": {"l1": 1.0}})) \
-        == pytest.approx(3.5)
-    assert regularizers.get(None) is None
-    assert regularizers.serialize(regularizers.L2(0.5)) == {"class_name": "L2",
-                                                            "config": {"l2": 0.5}}
-
-
-def test_regularizer_gradient():
-    variable = lamina.Variable(W)
-    penalty = regularizers.L1L2(l1=0.1, l2=0.2)(variable)
-    gradient = lamina.grad(penalty, [variable])[0].numpy()
-    np.testing.assert_allclose(gradient, 0.1 * np.sign(W) + 0.4 * W, rtol=1e-6)
-
-
-def test_unknown_regularizer_lists_known_names():
-    with pytest.raises(ValueError) as info:
-        regularizers.get("l3")
-    assert "l3" in str(info.value) and "l1_l2" in str(info.value)

@@ -9,66 +9,14 @@ import lamina
 from lamina import layers, ops
 from lamina.backends import Tensor
 
+from harness.ops import numerical_gradient
+from harness.recurrent import gru_step, lstm_step, reference_run, simple_step
+
 RNG = np.random.default_rng(7)
 
 
 def rand(*shape, dtype="float32"):
     return RNG.uniform(-1.0, 1.0, size=shape).astype(dtype)
-
-
-def sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-# ------------------------------------------------------------------ NumPy references
-def reference_run(step, x, states, mask=None, go_backwards=False):
-    """Keras' loop: masked steps carry the states (the output repeats the previous h)."""
-    outputs = []
-    steps = range(x.shape[1] - 1, -1, -1) if go_backwards else range(x.shape[1])
-    for t in steps:
-        new = step(x[:, t], *states)
-        if mask is not None:
-            keep = mask[:, t:t + 1]
-            new = [np.where(keep, n, s) for n, s in zip(new, states)]
-        states = new
-        outputs.append(states[0])
-    return np.stack(outputs, axis=1), states
-
-
-def lstm_step(kernel, recurrent, bias):
-    u = recurrent.shape[0]
-
-    def step(x, h, c):
-        z = x @ kernel + h @ recurrent + bias
-        i, f = sigmoid(z[:, :u]), sigmoid(z[:, u:2 * u])
-        g, o = np.tanh(z[:, 2 * u:3 * u]), sigmoid(z[:, 3 * u:])
-        c = f * c + i * g
-        return [o * np.tanh(c), c]
-
-    return step
-
-
-def gru_step(kernel, recurrent, bias, reset_after=True):
-    u = recurrent.shape[0]
-
-    def step(x, h):
-        if reset_after:
-            mx, mh = x @ kernel + bias[0], h @ recurrent + bias[1]
-            z = sigmoid(mx[:, :u] + mh[:, :u])
-            r = sigmoid(mx[:, u:2 * u] + mh[:, u:2 * u])
-            hh = np.tanh(mx[:, 2 * u:] + r * mh[:, 2 * u:])
-        else:
-            mx = x @ kernel + bias
-            z = sigmoid(mx[:, :u] + h @ recurrent[:, :u])
-            r = sigmoid(mx[:, u:2 * u] + h @ recurrent[:, u:2 * u])
-            hh = np.tanh(mx[:, 2 * u:] + (r * h) @ recurrent[:, 2 * u:])
-        return [z * h + (1 - z) * hh]
-
-    return step
-
-
-def simple_step(kernel, recurrent, bias):
-    return lambda x, h: [np.tanh(x @ kernel + h @ recurrent + bias)]
 
 
 def reference_for(layer, weights):
@@ -190,65 +138,14 @@ def test_gradients_with_mask_and_initial_state(float64, kind):
     weights = layer.trainable_weights
     grads = lamina.grad(loss_of(tensors), tensors + weights)
     targets = [x, *states] + [w.data for w in weights]
-    for target, got in zip(targets, grads):
-        expected = np.zeros(target.shape)
-        for index in np.ndindex(*target.shape):
-            old = float(target[index])
-            target[index] = old + 1e-6
-            with lamina.no_grad():
-                plus = float(loss_of([x, *states]).numpy())
-            target[index] = old - 1e-6
-            with lamina.no_grad():
-                minus = float(loss_of([x, *states]).numpy())
-            target[index] = old
-            expected[index] = (plus - minus) / 2e-6
-        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7)
-
-
-OP_CASES = {
-    "lstm": (ops.lstm, 4, 2, {}),
-    "gru": (ops.gru, 3, 1, {}),
-    "gru_reset_before": (ops.gru, 3, 1, {"reset_after": False}),
-    "simple_rnn": (ops.simple_rnn, 1, 1, {"activation": "relu"}),
-}
-
-
-@pytest.mark.parametrize("case", list(OP_CASES))
-def test_fused_ops_gradients_with_everything_on(float64, case):
-    """The ops themselves: mask, go_backwards, initial states and a recurrent-dropout mask,
-    gradients of every input against finite differences."""
-    op, gates, n_states, kwargs = OP_CASES[case]
-    batch, steps, features, units = 2, 4, 3, 2
-    bias_shape = (2, gates * units) if op is ops.gru and kwargs.get("reset_after", True) \
-        else (gates * units,)
-    arrays = [RNG.standard_normal((batch, steps, features)),
-              RNG.standard_normal((features, gates * units)) * 0.7,
-              RNG.standard_normal((units, gates * units)) * 0.7,
-              RNG.standard_normal(bias_shape) * 0.3 + 0.05]
-    arrays += [RNG.standard_normal((batch, units)) for _ in range(n_states)]
-    options = dict(kwargs, mask=np.array([[1, 0, 1, 1], [1, 1, 1, 0]], dtype=bool),
-                   go_backwards=True, recurrent_dropout_mask=np.array([[2.0, 0.0], [0.0, 2.0]]))
-    outputs = op(*arrays, **options)
-    projections = [RNG.standard_normal(out.shape) for out in outputs]
 
     def loss_value():
         with lamina.no_grad():
-            return sum(float(np.sum(out.numpy() * r))
-                       for out, r in zip(op(*arrays, **options), projections))
+            return float(loss_of([x, *states]).numpy())
 
-    tensors = [Tensor(a, requires_grad=True) for a in arrays]
-    loss = sum(ops.sum(out * r) for out, r in zip(op(*tensors, **options), projections))
-    for array, got in zip(arrays, lamina.grad(loss, tensors)):
-        expected = np.zeros(array.shape)
-        for index in np.ndindex(*array.shape):
-            old = float(array[index])
-            array[index] = old + 1e-6
-            plus = loss_value()
-            array[index] = old - 1e-6
-            minus = loss_value()
-            array[index] = old
-            expected[index] = (plus - minus) / 2e-6
-        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-7)
+    for target, got in zip(targets, grads):
+        np.testing.assert_allclose(got.numpy(), numerical_gradient(loss_value, target),
+                                   rtol=1e-5, atol=1e-7)
 
 
 def test_float32_stays_float32_in_forward_and_backward():
@@ -511,42 +408,3 @@ def test_clear_errors_naming_the_layer():
     inputs = lamina.Input((5,))
     with pytest.raises(ValueError, match="Layer 'symbolic_probe' expects input of rank 3"):
         layers.SimpleRNN(3, name="symbolic_probe")(inputs)
-
-
-def test_fused_ops_reject_weights_that_do_not_fit():
-    x = rand(2, 3, 4)
-    with pytest.raises(ValueError, match=r"lstm: kernel must have shape \(4, 8\)"):
-        ops.lstm(x, rand(4, 12), rand(2, 8))
-    with pytest.raises(ValueError, match=r"lstm: recurrent_kernel must have shape \(2, 8\)"):
-        ops.lstm(x, rand(4, 8), rand(2, 12))
-    with pytest.raises(ValueError, match=r"lstm: bias must have shape \(8,\)"):
-        ops.lstm(x, rand(4, 8), rand(2, 8), rand(16))
-    with pytest.raises(ValueError, match=r"gru: bias must have shape \(2, 6\)"):
-        ops.gru(x, rand(4, 6), rand(2, 6), rand(6))
-    with pytest.raises(ValueError, match=r"simple_rnn: recurrent_kernel must have shape"):
-        ops.simple_rnn(x, rand(4, 2), rand(2, 3))
-    with pytest.raises(ValueError, match=r"recurrent_dropout_mask must have shape \(batch, "
-                                         r"units\) = \(2, 2\), got \(1, 2\)"):
-        ops.lstm(x, rand(4, 8), rand(2, 8), recurrent_dropout_mask=rand(1, 2))
-
-
-@pytest.mark.parametrize("case", list(OP_CASES))
-def test_fused_ops_on_empty_sequences_return_the_initial_states(case):
-    """Zero time steps: the final states are the initial ones, the sequence is empty, and
-    gradients reach the initial states (the weights get zeros)."""
-    op, gates, n_states, kwargs = OP_CASES[case]
-    units = 2
-    bias_shape = (2, gates * units) if op is ops.gru and kwargs.get("reset_after", True) \
-        else (gates * units,)
-    arrays = [rand(3, 0, 4), rand(4, gates * units), rand(units, gates * units),
-              rand(*bias_shape)] + [rand(3, units) for _ in range(n_states)]
-    tensors = [Tensor(a, requires_grad=True) for a in arrays]
-    sequence, *finals = op(*tensors, **kwargs)
-    assert sequence.shape == (3, 0, units)
-    for final, initial in zip(finals, arrays[4:]):
-        np.testing.assert_array_equal(final.numpy(), initial)
-    grads = lamina.grad(sum(ops.sum(final * 2.0) for final in finals), tensors)
-    for grad, array in zip(grads[1:4], arrays[1:4]):
-        np.testing.assert_array_equal(grad.numpy(), np.zeros_like(array))
-    for grad in grads[4:]:
-        np.testing.assert_array_equal(grad.numpy(), 2.0)
