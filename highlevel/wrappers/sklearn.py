@@ -42,7 +42,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, col
                                       validate_data)
 
 from . import default_networks as defaults
-from ..models.model import Model, clone_model
+from ..models import Model, clone_model
 
 _NESTED = ("model_kwargs", "fit_kwargs")
 
