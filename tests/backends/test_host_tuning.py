@@ -19,7 +19,7 @@ import json, os, resource
 import numpy as np
 import threadpoolctl
 import lamina
-from lamina.backends import batch_threads, host_tuning
+from lamina.backends.numpy import host_tuning, threads as batch_threads
 lamina.backends.get_backend()
 blas = threadpoolctl.threadpool_info()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

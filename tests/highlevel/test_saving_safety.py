@@ -84,7 +84,7 @@ def test_killing_the_process_mid_save_keeps_the_previous_checkpoint(tmp_path):
         import sys, time
         import numpy as np
         import lamina
-        from lamina.highlevel import file_integrity
+        from lamina.highlevel.saving import h5io as file_integrity
         real = file_integrity.write_array
         count = [0]
         def slow(*args, **kwargs):
