@@ -21,7 +21,8 @@ from .preprocessing import Normalization
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract)
-from .rnn.rnn import GRU, LSTM, RNN, Bidirectional, SimpleRNN
+from .rnn.bidirectional import Bidirectional
+from .rnn.rnn import GRU, LSTM, RNN, SimpleRNN
 from .rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
 from .reshaping import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D,
                         ZeroPadding2D)

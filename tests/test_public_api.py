@@ -1,22 +1,85 @@
-"""The root package's public surface: Keras-style namespaces are importable modules."""
+"""The root package's public surface: the Keras-style namespaces are real modules, importable
+in every form Keras users write, and they hand out the implementing package's objects."""
 
+import importlib
+import os
 import subprocess
 import sys
+import types
 
 import pytest
 
 import lamina
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-@pytest.mark.parametrize("namespace,name", [
-    ("optimizers", "Adam"), ("losses", "MeanSquaredError"), ("metrics", "AUC"),
-    ("callbacks", "EarlyStopping"), ("models", "clone_model"), ("utils", "to_categorical"),
-    ("ops", "relu"), ("config", "floatx"), ("activations", "relu"),
-    ("initializers", "GlorotUniform"), ("regularizers", "L2"), ("wrappers", "SKLearnClassifier"),
+# namespace -> (the module that implements it, one public name it must re-export)
+NAMESPACES = {
+    "activations": ("lamina.layers.options.activations", "relu"),
+    "backends": ("lamina.backends", "set_backend"),
+    "callbacks": ("lamina.highlevel.callbacks", "EarlyStopping"),
+    "config": ("lamina.backends.config", "floatx"),
+    "constraints": ("lamina.layers.options.constraints", "NonNeg"),
+    "initializers": ("lamina.layers.options.initializers", "GlorotUniform"),
+    "layers": ("lamina.layers", "Dense"),
+    "losses": ("lamina.highlevel.losses", "MeanSquaredError"),
+    "metrics": ("lamina.highlevel.metrics", "AUC"),
+    "models": ("lamina.highlevel.models", "clone_model"),
+    "ops": ("lamina.backends.ops", "relu"),
+    "ops.nn": ("lamina.backends.ops.nn", "relu"),
+    "optimizers": ("lamina.highlevel.optimizers", "Adam"),
+    "optimizers.schedules": ("lamina.highlevel.optimizers.schedules", "ExponentialDecay"),
+    "regularizers": ("lamina.layers.options.regularizers", "L2"),
+    "saving": ("lamina.highlevel.saving", "load_model"),
+    "utils": ("lamina.highlevel.utils", "to_categorical"),
+    "wrappers": ("lamina.highlevel.wrappers", "SKLearnClassifier"),
+}
+
+
+@pytest.mark.parametrize("namespace", sorted(NAMESPACES))
+def test_every_import_form_gives_the_implementing_objects(namespace):
+    source, name = NAMESPACES[namespace]
+    implementation = getattr(importlib.import_module(source), name)
+    imported = importlib.import_module(f"lamina.{namespace}")            # import lamina.X
+    assert isinstance(imported, types.ModuleType)
+    assert sys.modules[f"lamina.{namespace}"] is imported
+    reached = lamina
+    for part in namespace.split("."):                                     # lamina.X.Y
+        reached = getattr(reached, part)
+    assert reached is imported
+    parent, _, leaf = f"lamina.{namespace}".rpartition(".")
+    assert getattr(__import__(parent, fromlist=[leaf]), leaf) is imported  # from lamina.X import Y
+    from_import = __import__(f"lamina.{namespace}", fromlist=[name])      # from lamina.X import Z
+    assert getattr(from_import, name) is implementation
+    assert name in getattr(imported, "__all__", dir(imported))
+
+
+@pytest.mark.parametrize("statement", [
+    "from lamina.optimizers.schedules import ExponentialDecay",
+    "import lamina.ops.nn; lamina.ops.nn.relu",
+    "import lamina.optimizers.schedules as s; s.CosineDecay",
+    "from lamina.ops import nn; nn.softmax",
+    "from lamina.saving import load_model, save_model, CheckpointError",
+    "from lamina.callbacks import Callback, EarlyStopping",
 ])
-def test_namespace_imports_like_keras(namespace, name):
-    module = __import__(f"lamina.{namespace}", fromlist=[name])
-    assert getattr(module, name) is getattr(getattr(lamina, namespace), name)
+def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
+    subprocess.run([sys.executable, "-c", statement], check=True)
+
+
+def test_one_class_object_per_public_class():
+    from lamina.highlevel.optimizers import Adam
+    from lamina.optimizers import Adam as public_adam
+
+    assert public_adam is Adam is lamina.optimizers.Adam
+    assert lamina.optimizers.schedules.ExponentialDecay is \
+        importlib.import_module("lamina.highlevel.optimizers.schedules").ExponentialDecay
+    assert lamina.saving.CheckpointError is \
+        importlib.import_module("lamina.highlevel.saving.errors").CheckpointError
+    assert lamina.load_model is lamina.saving.load_model is lamina.models.load_model
+
+
+def test_no_import_hook_is_installed():
+    assert not any(type(finder).__module__.startswith("lamina") for finder in sys.meta_path)
 
 
 def test_import_does_not_load_scikit_learn_until_wrappers_are_used():
@@ -28,3 +91,16 @@ def test_import_does_not_load_scikit_learn_until_wrappers_are_used():
 def test_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
         lamina.nonexistent  # noqa: B018
+
+
+def test_pyproject_lists_every_package_folder():
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        listed = set(tomllib.load(handle)["tool"]["setuptools"]["packages"])
+    found = {"lamina"}
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_")) and d not in
+                   ("tests", "examples", "benchmarks", "build")]
+        if folder != ROOT and "__init__.py" in files:
+            found.add("lamina." + os.path.relpath(folder, ROOT).replace(os.sep, "."))
+    assert listed == found

@@ -31,6 +31,20 @@ def convert_to_tensor(x, dtype=None):
     return Tensor(x, dtype=dtype)
 
 
+__all__ = [  # the ops (not Tensor: that is lamina.Tensor)
+    "abs", "add", "argmax", "argmin", "average_pool", "batch_normalization_train", "cast",
+    "clip", "concatenate", "conv", "conv_transpose", "convert_to_tensor", "dense",
+    "depthwise_conv", "divide", "dropout", "elu", "equal", "exp", "expand_dims", "gelu",
+    "getitem", "greater", "greater_equal", "gru", "layer_normalization", "leaky_relu",
+    "less", "less_equal", "log", "log1p", "log_softmax", "lstm", "matmul", "max",
+    "max_pool", "maximum", "mean", "mean_squared_error", "min", "minimum", "multiply",
+    "negative", "not_equal", "one_hot", "pad", "pool", "power", "relu", "relu6", "reshape",
+    "selu", "shape", "sigmoid", "silu", "simple_rnn", "softmax", "softmax_cross_entropy",
+    "softplus", "sparse_softmax_cross_entropy", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "subtract", "sum", "take", "tanh", "transpose", "var", "where",
+]
+
+
 def _swap(op):
     return lambda self, other: op(other, self)
 

@@ -1,6 +1,17 @@
-"""``lamina.callbacks``: training callbacks, as ``keras.callbacks``."""
+"""``lamina.callbacks``: training callbacks, with Keras 3's names, arguments, defaults and
+semantics (one module per concern; this package re-exports the public names)."""
 
-from . import callbacks
-from .callbacks import *  # noqa: F401,F403  (the public names)
+from .callback import CALLBACKS, Callback, deserialize, get
+from .callback_list import CallbackList
+from .checkpoint import BackupAndRestore, ModelCheckpoint
+from .csv_logger import CSVLogger
+from .history import History
+from .lambda_callback import LambdaCallback
+from .monitor import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN
+from .progbar import Progbar, ProgbarLogger
 
-__all__ = list(callbacks.__all__)
+__all__ = [
+    "CALLBACKS", "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
+    "ReduceLROnPlateau", "LearningRateScheduler", "CSVLogger", "TerminateOnNaN",
+    "LambdaCallback", "ModelCheckpoint", "BackupAndRestore", "get", "deserialize",
+]

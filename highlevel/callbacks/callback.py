@@ -1,8 +1,14 @@
-"""The :class:`Callback` base class and the callback registry.
+"""The :class:`Callback` base class, the callback registry and its lookup (``get``).
 
 A callback overrides the hooks it needs; the training loop calls them through a
-:class:`~lamina.highlevel.callbacks.callbacks.CallbackList`. Every callback class is registered by
-class name in :data:`CALLBACKS` (resolved by :func:`lamina.highlevel.callbacks.callbacks.get`).
+:class:`~lamina.highlevel.callbacks.callback_list.CallbackList`. Callbacks talk to the model
+through a small duck-typed surface: ``stop_training``, ``get_weights()`` /
+``set_weights()``, ``optimizer.learning_rate`` (a settable float), ``save(path)`` /
+``save_weights(path)``, ``history``, and for ``BackupAndRestore``
+``_restore_from_checkpoint(path)`` / ``_initial_epoch_from_backup``.
+
+Every callback class is registered by class name in :data:`CALLBACKS`; :func:`get`
+resolves a name, a ``{"class_name", "config"}`` dict or an instance.
 """
 
 import sys
@@ -12,7 +18,8 @@ from ...backends.registry import Registry
 CALLBACKS = Registry("callback")
 
 
-def _print(message):
+def print_line(message):
+    """Write ``message`` and a newline to ``sys.stdout`` (looked up now) and flush."""
     sys.stdout.write(message + "\n")
     sys.stdout.flush()
 
@@ -73,3 +80,25 @@ class Callback:
     def on_predict_batch_begin(self, batch, logs=None): ...
     def on_predict_batch_end(self, batch, logs=None): ...
 
+
+def get(identifier, custom_objects=None):
+    """A callback from a class name, a ``{"class_name", "config"}`` dict, a class or an
+    instance (returned as is); ``None`` gives ``None``. Unknown names raise a
+    ``ValueError`` listing the known callbacks."""
+    if identifier is None or isinstance(identifier, Callback):
+        return identifier
+    if isinstance(identifier, str):
+        return CALLBACKS.lookup(identifier, custom_objects)()
+    if isinstance(identifier, dict):
+        if "class_name" not in identifier:
+            raise ValueError(f"Could not interpret callback config: {identifier!r}")
+        cls = CALLBACKS.lookup(identifier["class_name"], custom_objects)
+        return cls.from_config(dict(identifier.get("config") or {}))
+    if isinstance(identifier, type) and issubclass(identifier, Callback):
+        return identifier()
+    raise ValueError(f"Could not interpret callback identifier: {identifier!r}")
+
+
+def deserialize(config, custom_objects=None):
+    """A callback from a ``{"class_name", "config"}`` dict."""
+    return get(config, custom_objects)

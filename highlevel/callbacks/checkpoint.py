@@ -1,8 +1,7 @@
-"""Callbacks that write training to files: :class:`ModelCheckpoint` (model or weights),
-:class:`BackupAndRestore` (resumable ``fit``) and :class:`CSVLogger` (epoch logs).
+"""Callbacks that write checkpoints during training: :class:`ModelCheckpoint` (model or
+weights) and :class:`BackupAndRestore` (resumable ``fit``).
 """
 
-import csv
 import json
 import os
 import warnings
@@ -10,76 +9,8 @@ import warnings
 import numpy as np
 
 from ..saving import atomic_write
-from .callback import CALLBACKS, Callback, _print
-from .monitor import _MODES, _resolve_mode
-
-@CALLBACKS.register()
-class CSVLogger(Callback):
-    """Streams the epoch logs to a CSV file: ``epoch`` first, then the sorted log keys.
-
-    The columns are fixed by the first epoch's logs (plus a ``val_`` column for each
-    key when that epoch has no validation entries, as in Keras); a missing value is
-    written as ``NA``. ``append=True`` continues an existing file (without a second
-    header).
-    """
-
-    def __init__(self, filename, separator=",", append=False):
-        super().__init__()
-        self.sep = separator
-        self.filename = os.fspath(filename)
-        self.append = append
-        self.writer = None
-        self.keys = None
-        self.append_header = True
-        self.csv_file = None
-
-    def on_train_begin(self, logs=None):
-        mode = "w"
-        self.append_header = True
-        if self.append:
-            if os.path.exists(self.filename):
-                with open(self.filename, "r", newline="") as f:
-                    self.append_header = not bool(len(f.readline()))
-            mode = "a"
-        if self.csv_file is not None and not self.csv_file.closed:
-            self.csv_file.close()
-        self.csv_file = open(self.filename, mode, newline="")
-        self.writer = None
-        self.keys = None
-
-    @staticmethod
-    def _handle_value(value):
-        if isinstance(value, str):
-            return value
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            return value.item()
-        if hasattr(value, "__iter__"):
-            return f"[{', '.join(map(str, value))}]"
-        return value
-
-    def on_epoch_end(self, epoch, logs=None):
-        logs = logs or {}
-        if self.keys is None:
-            self.keys = sorted(logs)
-            # With validation_freq > 1 the first epoch has no val_* entries: add their
-            # columns now, as Keras does, since the header cannot change later.
-            if self.keys and not any(key.startswith("val_") for key in self.keys):
-                self.keys.extend(["val_" + key for key in self.keys])
-        if self.writer is None:
-            dialect = type("_Dialect", (csv.excel,), {"delimiter": self.sep})
-            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
-                                         dialect=dialect, extrasaction="ignore")
-            if self.append_header:
-                self.writer.writeheader()
-        row = {"epoch": epoch}
-        row.update((key, self._handle_value(logs.get(key, "NA"))) for key in self.keys)
-        self.writer.writerow(row)
-        self.csv_file.flush()
-
-    def on_train_end(self, logs=None):
-        if self.csv_file is not None and not self.csv_file.closed:
-            self.csv_file.close()
-        self.writer = None
+from .callback import CALLBACKS, Callback, print_line
+from .monitor import MODES, resolve_mode
 
 
 @CALLBACKS.register()
@@ -107,8 +38,8 @@ class ModelCheckpoint(Callback):
             raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are "
                              "'epoch' or positive integer values")
         self.save_freq = save_freq
-        self._direction = _resolve_mode(mode, monitor, owner="ModelCheckpoint")
-        self.mode = mode if mode in _MODES else "auto"
+        self._direction = resolve_mode(mode, monitor, owner="ModelCheckpoint")
+        self.mode = mode if mode in MODES else "auto"
         if initial_value_threshold is not None:
             self.best = initial_value_threshold
         else:
@@ -171,7 +102,7 @@ class ModelCheckpoint(Callback):
             os.makedirs(dirname, exist_ok=True)
         if not self.save_best_only:
             if self.verbose > 0:
-                _print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+                print_line(f"\nEpoch {epoch + 1}: saving model to {filepath}")
             self._write(filepath)
             return
         current = logs.get(self.monitor)
@@ -187,12 +118,12 @@ class ModelCheckpoint(Callback):
             return
         if self.monitor_op(current, self.best):
             if self.verbose > 0:
-                _print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} "
+                print_line(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} "
                        f"to {current:.5f}, saving model to {filepath}")
             self.best = current
             self._write(filepath)
         elif self.verbose > 0:
-            _print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+            print_line(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
 
 
 @CALLBACKS.register()

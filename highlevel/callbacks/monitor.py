@@ -1,8 +1,9 @@
 """Callbacks that watch a logged quantity or the epoch and act on training:
-:class:`EarlyStopping`, :class:`ReduceLROnPlateau` and :class:`LearningRateScheduler`.
+:class:`EarlyStopping`, :class:`ReduceLROnPlateau`, :class:`LearningRateScheduler` and
+:class:`TerminateOnNaN`.
 
 ``mode="auto"`` is resolved from the monitored name (or the model's metric of that name)
-by :func:`_resolve_mode`, which :class:`~lamina.highlevel.callbacks.checkpoint.ModelCheckpoint`
+by :func:`resolve_mode`, which :class:`~lamina.highlevel.callbacks.checkpoint.ModelCheckpoint`
 shares.
 """
 
@@ -12,30 +13,30 @@ import warnings
 
 import numpy as np
 
-from .callback import CALLBACKS, Callback, _print
+from .callback import CALLBACKS, Callback, print_line
 
 _MAX_HINTS = ("acc", "auc", "precision", "recall", "f1_score", "fmeasure")
-_MODES = ("auto", "min", "max")
+MODES = ("auto", "min", "max")   # the accepted ``mode`` arguments
 
 
-def _check_mode(mode, owner, stacklevel=2):
+def check_mode(mode, owner, stacklevel=2):
     """``mode`` when it is one of ``auto|min|max``; otherwise warn (``stacklevel`` as seen
     from the caller) and fall back to ``"auto"``, as Keras does."""
-    if mode in _MODES:
+    if mode in MODES:
         return mode
     warnings.warn(f"{owner} mode {mode!r} is unknown, fallback to auto mode.",
                   stacklevel=stacklevel + 1)
     return "auto"
 
 
-def _resolve_mode(mode, monitor, model=None, owner="callback"):
+def resolve_mode(mode, monitor, model=None, owner="callback"):
     """``"min"`` or ``"max"`` for ``mode`` (``"auto"`` decides from the monitor's name).
 
     In auto mode a metric object of the model named like the monitor with a
     ``_direction`` of ``"up"``/``"down"`` decides; otherwise names containing ``acc``,
     ``auc``, ``precision`` or ``recall`` (or an F1 score) are maximized, the rest minimized.
     """
-    mode = _check_mode(mode, owner, stacklevel=3)
+    mode = check_mode(mode, owner, stacklevel=3)
     if mode != "auto":
         return mode
     name = monitor[4:] if monitor.startswith("val_") else monitor
@@ -77,7 +78,7 @@ class EarlyStopping(Callback):
         self.min_delta = abs(min_delta)
         self.restore_best_weights = restore_best_weights
         self.start_from_epoch = start_from_epoch
-        self.mode = _check_mode(mode, "EarlyStopping")
+        self.mode = check_mode(mode, "EarlyStopping")
         self._direction = None
         self._reset()
 
@@ -109,7 +110,7 @@ class EarlyStopping(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if self._direction is None:  # resolved once the model's metrics exist
-            self._direction = _resolve_mode(self.mode, self.monitor, self.model, "EarlyStopping")
+            self._direction = resolve_mode(self.mode, self.monitor, self.model, "EarlyStopping")
         current = self.get_monitor_value(logs)
         if current is None or epoch < self.start_from_epoch:
             return
@@ -131,10 +132,10 @@ class EarlyStopping(Callback):
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch > 0 and self.verbose > 0:
-            _print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+            print_line(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
             if self.verbose > 0:
-                _print("Restoring model weights from the end of the best epoch: "
+                print_line("Restoring model weights from the end of the best epoch: "
                        f"{self.best_epoch + 1}.")
             self.model.set_weights(self.best_weights)
 
@@ -168,8 +169,8 @@ class ReduceLROnPlateau(Callback):
         self._reset()
 
     def _reset(self):
-        self._direction = _resolve_mode(self.mode, self.monitor, self.model, "ReduceLROnPlateau")
-        self.mode = self.mode if self.mode in _MODES else "auto"
+        self._direction = resolve_mode(self.mode, self.monitor, self.model, "ReduceLROnPlateau")
+        self.mode = self.mode if self.mode in MODES else "auto"
         self.best = np.inf if self._direction == "min" else -np.inf
         self.cooldown_counter = 0
         self.wait = 0
@@ -208,7 +209,7 @@ class ReduceLROnPlateau(Callback):
                     new_lr = max(old_lr * self.factor, self.min_lr)
                     self.model.optimizer.learning_rate = new_lr
                     if self.verbose > 0:
-                        _print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning "
+                        print_line(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning "
                                f"rate to {new_lr}.")
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
@@ -259,10 +260,20 @@ class LearningRateScheduler(Callback):
                              f"Got: {learning_rate!r}")
         optimizer.learning_rate = float(learning_rate)
         if self.verbose > 0:
-            _print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
+            print_line(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
                    f"{float(learning_rate)}.")
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
             logs["learning_rate"] = _get_lr(self.model)
 
+
+@CALLBACKS.register()
+class TerminateOnNaN(Callback):
+    """Stops training as soon as a batch's ``loss`` is NaN or infinite."""
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not np.isfinite(loss):
+            print_line(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True

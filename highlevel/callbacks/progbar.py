@@ -1,4 +1,5 @@
-"""Console progress display for ``fit`` / ``evaluate`` / ``predict`` (Keras ``Progbar``).
+"""Console progress display for ``fit`` / ``evaluate`` / ``predict``: :class:`Progbar` (Keras
+``Progbar``) and the :class:`ProgbarLogger` callback that drives it.
 
 :class:`Progbar` shows the progress of one pass (an epoch, an evaluation, a prediction):
 
@@ -33,6 +34,8 @@ import time
 
 import numpy as np
 from tqdm import tqdm
+
+from .callback import CALLBACKS, Callback, print_line
 
 __all__ = ["Progbar", "format_logs", "format_time_per_step", "format_value", "is_interactive"]
 
@@ -227,3 +230,98 @@ class Progbar:
         if self._bar is not None and not self.finalized:
             self.finalized = True
             self._bar.close()
+
+
+@CALLBACKS.register()
+class ProgbarLogger(Callback):
+    """Prints progress to stdout through a :class:`Progbar`.
+
+    ``verbose`` comes from ``params``: 1 (or ``"auto"``) a live bar per epoch (one line
+    when stdout is not a terminal), 2 one line per epoch, 0 nothing. During ``fit`` the
+    validation pass is not shown separately: its ``val_*`` results end the epoch's line.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.seen = 0
+        self.progbar = None
+        self.target = None
+        self.verbose = 1
+        self.epochs = 1
+        self._called_in_fit = False
+
+    def set_params(self, params):
+        super().set_params(params)
+        verbose = params.get("verbose", 1)
+        self.verbose = 1 if verbose == "auto" else int(verbose)
+        self.epochs = params.get("epochs", 1) or 1
+        self.target = params.get("steps")
+
+    def _reset_progbar(self):
+        self.seen = 0
+        self.progbar = None
+
+    def _maybe_init_progbar(self):
+        if self.progbar is None:
+            self.progbar = Progbar(self.target, verbose=self.verbose, unit_name="step")
+
+    def _update_progbar(self, batch, logs):
+        if self.verbose == 0:
+            return
+        if self.progbar is None:
+            self._maybe_init_progbar()
+        self.seen = batch + 1
+        self.progbar.update(self.seen, logs, finalize=False)
+
+    def _finalize_progbar(self, logs):
+        if self.verbose == 0:
+            return
+        self._maybe_init_progbar()
+        target = self.target if self.target is not None else self.seen
+        self.progbar.update(target, logs, finalize=True)
+
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True
+
+    def on_train_end(self, logs=None):
+        self._called_in_fit = False
+        if self.progbar is not None:
+            self.progbar.close()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._reset_progbar()
+        if self.verbose and self.epochs > 1:
+            print_line(f"Epoch {epoch + 1}/{self.epochs}")
+        if self.verbose:
+            self._maybe_init_progbar()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._update_progbar(batch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._finalize_progbar(logs)
+
+    def on_test_begin(self, logs=None):
+        if not self._called_in_fit:
+            self._reset_progbar()
+            if self.verbose:
+                self._maybe_init_progbar()
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._called_in_fit:
+            self._update_progbar(batch, logs)
+
+    def on_test_end(self, logs=None):
+        if not self._called_in_fit:
+            self._finalize_progbar(logs)
+
+    def on_predict_begin(self, logs=None):
+        self._reset_progbar()
+        if self.verbose:
+            self._maybe_init_progbar()
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update_progbar(batch, None)
+
+    def on_predict_end(self, logs=None):
+        self._finalize_progbar(None)

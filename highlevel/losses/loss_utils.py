@@ -1,5 +1,5 @@
 """Argument handling shared by losses and metrics: ``y_true``/``y_pred`` as engine arrays
-or Tensors of the right dtype, Keras' rank alignment, and default snake-case names.
+or Tensors of the right dtype, and Keras' rank alignment.
 """
 
 from ...backends import ops
@@ -75,14 +75,3 @@ def _move_to_last(x, axis):
         return x
     order = [i for i in range(x.ndim) if i != axis] + [axis]
     return ops.transpose(x, order) if isinstance(x, Tensor) else x.transpose(order)
-
-
-
-def _snake_case(name):
-    out = []
-    for i, char in enumerate(name):
-        if char.isupper() and i and (not name[i - 1].isupper() or
-                                     (i + 1 < len(name) and name[i + 1].islower())):
-            out.append("_")
-        out.append(char.lower())
-    return "".join(out)

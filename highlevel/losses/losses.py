@@ -18,10 +18,11 @@ import math
 from ...backends import ops
 from ...backends import state
 from ...backends.registry import Registry
+from ...layers.base import snake_case
 from .cross_entropy import (_sparse_losses_and_mask, binary_crossentropy,
                             categorical_crossentropy, sparse_categorical_crossentropy)
 from .reduction import REDUCTIONS, _standardize_reduction, reduce_weighted_values
-from .loss_utils import (EPSILON, _as_pred, _as_true, _data, _prepare, _snake_case,
+from .loss_utils import (EPSILON, _as_pred, _as_true, _data, _prepare,
                          squeeze_or_expand_to_same_rank)
 
 LOSSES = Registry("loss")
@@ -129,7 +130,7 @@ class Loss:
 
     def __init__(self, reduction="sum_over_batch_size", name=None, dtype=None):
         self.reduction = _standardize_reduction(reduction)
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):

@@ -6,7 +6,8 @@ running totals on the engine, so nothing leaves the device until ``result()``.
 
 from ...backends import state
 from ...backends.autodiff import Tensor, as_engine_array
-from ..losses.loss_utils import _snake_case, squeeze_or_expand_to_same_rank
+from ...layers.base import snake_case
+from ..losses.loss_utils import squeeze_or_expand_to_same_rank
 
 
 def _array(x):
@@ -30,7 +31,7 @@ class Metric:
     """
 
     def __init__(self, dtype=None, name=None):
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype or state.floatx()
         self._state_names = ()
 

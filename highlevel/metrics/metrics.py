@@ -23,10 +23,11 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor, no_grad
 from ...backends.registry import Registry
+from ...layers.base import snake_case
 from ..losses import losses as losses_module
 from .confusion_metrics import (AUC, NEG_INF, FalseNegatives, FalsePositives, Precision,
                                 Recall, TrueNegatives, TruePositives)
-from ..losses.loss_utils import EPSILON, _snake_case, squeeze_or_expand_to_same_rank
+from ..losses.loss_utils import EPSILON, squeeze_or_expand_to_same_rank
 from .metric import Metric, _array, _float, _result_value, _samplewise
 
 METRICS = Registry("metric")
@@ -302,7 +303,7 @@ _CLASSES = [
 ]
 for _cls in _CLASSES:
     METRICS.add(_cls.__name__, _cls)
-    METRICS.add(_snake_case(_cls.__name__), _cls)
+    METRICS.add(snake_case(_cls.__name__), _cls)
 for _alias, _cls in {"mse": MeanSquaredError, "MSE": MeanSquaredError,
                      "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
                      "mape": MeanAbsolutePercentageError,

@@ -1,6 +1,7 @@
 """``lamina.models``: model classes and model-level helpers, as ``keras.models``."""
 
-from .model import Model, clone_model
+from .model import Model
+from .cloning import clone_model
 from ..saving.model_file import from_bytes, load_model
 from .sequential import Sequential
 

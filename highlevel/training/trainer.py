@@ -13,7 +13,7 @@ from ...backends import no_grad, state
 from ...backends.autodiff import Tensor, grad
 from ...backends.random import derived_generator
 from ...layers.symbolic import flatten
-from ..callbacks import callbacks as callbacks_module
+from .. import callbacks as callbacks_module
 from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from ..optimizers import optimizers as optimizers_module

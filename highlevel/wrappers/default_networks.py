@@ -16,7 +16,7 @@ import os
 from ...backends import state
 from ...layers.core import Dense
 from ...layers.input_layer import Input
-from ..callbacks.callbacks import EarlyStopping
+from ..callbacks import EarlyStopping
 from ..models.model import Model
 from ..optimizers.optimizers import Adam
 

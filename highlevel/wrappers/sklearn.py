@@ -52,7 +52,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, col
 
 from ..saving import model_file as saving
 from . import default_networks as defaults
-from ..models.model import Model, clone_model
+from ..models import Model, clone_model
 
 _NESTED = ("model_kwargs", "fit_kwargs")
 #: scikit-learn's validation of X (arrays, sparse matrices, pandas DataFrames: it keeps

@@ -67,3 +67,10 @@ def serialize(activation):
         if ACTIVATIONS.lookup(name) is activation:
             return name
     return getattr(activation, "__name__", str(activation))
+
+
+__all__ = [
+    "ACTIVATIONS", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
+    "linear", "log_softmax", "relu", "relu6", "selu", "serialize", "sigmoid", "silu",
+    "softmax", "softplus", "softsign", "swish", "tanh",
+]

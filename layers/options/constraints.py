@@ -92,3 +92,9 @@ def serialize(constraint):
     if isinstance(constraint, Constraint):
         return _serialize(constraint)
     return getattr(constraint, "__name__", repr(constraint))
+
+
+__all__ = [
+    "CONSTRAINTS", "Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "get",
+    "serialize",
+]

@@ -231,3 +231,11 @@ def get(identifier):
 def serialize(initializer):
     """``{"class_name", "config"}`` of an initializer (Keras' schema)."""
     return _serialize(initializer)
+
+
+__all__ = [
+    "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "INITIALIZERS",
+    "Initializer", "LecunNormal", "LecunUniform", "Ones", "Orthogonal", "RandomNormal",
+    "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans", "get",
+    "serialize",
+]

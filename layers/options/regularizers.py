@@ -68,3 +68,8 @@ def serialize(regularizer):
     if regularizer is None:
         return None
     return _serialize(regularizer)
+
+
+__all__ = [
+    "L1", "L1L2", "L2", "REGULARIZERS", "Regularizer", "get", "serialize",
+]

@@ -31,7 +31,7 @@ def nest_weight_paths(parent, child):
         weight.path = f"{parent.name}/{weight.path}"
 
 
-class _FusedCell(Layer):
+class FusedCell(Layer):
     """What the three cells share: the weights, dropout masks, config and one-step call.
 
     Subclasses set ``_gates`` (column blocks of the kernels) and implement
@@ -151,7 +151,7 @@ class _FusedCell(Layer):
 
 
 @LAYERS.register()
-class SimpleRNNCell(_FusedCell):
+class SimpleRNNCell(FusedCell):
     """``h' = activation(x @ kernel + h @ recurrent_kernel + bias)``.
 
     Weights: ``kernel`` (features, units), ``recurrent_kernel`` (units, units), ``bias``
@@ -166,7 +166,7 @@ class SimpleRNNCell(_FusedCell):
 
 
 @LAYERS.register()
-class LSTMCell(_FusedCell):
+class LSTMCell(FusedCell):
     """Long short-term memory cell, Keras' fused layout with gate blocks ``[i|f|c|o]``.
 
     Weights: ``kernel`` (features, 4u), ``recurrent_kernel`` (u, 4u), ``bias`` (4u,).
@@ -222,7 +222,7 @@ class LSTMCell(_FusedCell):
 
 
 @LAYERS.register()
-class GRUCell(_FusedCell):
+class GRUCell(FusedCell):
     """Gated recurrent unit cell, Keras' layout with gate blocks ``[z|r|h]``.
 
     Weights: ``kernel`` (features, 3u), ``recurrent_kernel`` (u, 3u), ``bias`` (2, 3u)

@@ -1,5 +1,5 @@
-"""Recurrent layers: ``RNN`` (any cell), ``SimpleRNN``, ``LSTM``, ``GRU`` and the
-``Bidirectional`` wrapper, with Keras 3's arguments, defaults, configs and weight layout.
+"""Recurrent layers: ``RNN`` (any cell), ``SimpleRNN``, ``LSTM`` and ``GRU``, with Keras 3's
+arguments, defaults, configs and weight layout (``Bidirectional`` is in :mod:`.bidirectional`).
 
 The built-in layers run a whole sequence as one fused op (see ``lamina.ops.lstm``); the
 weights live on a cell sublayer as in Keras (``lstm/lstm_cell/kernel``), and
@@ -16,13 +16,14 @@ from ...backends.autodiff import Tensor
 from ...backends.ops.core import index_data
 from ..options import regularizers as regularizers_module
 from ..base import LAYERS, InputSpec, Layer
-from .cells import GRUCell, LSTMCell, SimpleRNNCell, _FusedCell, nest_weight_paths
+from ..wrappers import serialize_inner
+from .cells import GRUCell, LSTMCell, SimpleRNNCell, FusedCell, nest_weight_paths
 
 # Keras 2 config keys that have no effect here (dropped when loading a config).
 _LEGACY_KEYS = ("implementation", "time_major")
 
 
-def _deserialize(entry, custom_objects=None):
+def deserialize_nested(entry, custom_objects=None):
     """A nested layer (Bidirectional's layers, RNN's cell) from ``{"class_name", "config"}``;
     a Keras 3 DTypePolicy dict in the nested config becomes its dtype name."""
     config = dict(entry["config"])
@@ -32,11 +33,8 @@ def _deserialize(entry, custom_objects=None):
     return LAYERS.lookup(entry["class_name"], custom_objects).from_config(config)
 
 
-def _serialize(layer):
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
-
-
-def _first(mask):
+def first_mask(mask):
+    """The mask of the first input when a layer is given a list of masks."""
     return mask[0] if isinstance(mask, (list, tuple)) else mask
 
 
@@ -109,10 +107,10 @@ class RNN(Layer):
 
     # ------------------------------------------------------------------ running
     def call(self, sequences, initial_state=None, mask=None, training=None):
-        mask = _first(mask)
+        mask = first_mask(mask)
         batch = sequences.shape[0]
         states = self._initial_states(initial_state, batch)
-        if isinstance(self.cell, _FusedCell):
+        if isinstance(self.cell, FusedCell):
             inputs = self.cell.dropped_inputs(sequences, training)
             results = self.cell.run_sequence(
                 inputs, states, mask, self.go_backwards,
@@ -188,7 +186,7 @@ class RNN(Layer):
         return output
 
     def compute_mask(self, inputs, mask=None):
-        mask = _first(mask)
+        mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
         if self.return_state:
             return [output_mask] + [None] * len(self._state_sizes())
@@ -202,7 +200,7 @@ class RNN(Layer):
                 "zero_output_for_mask": self.zero_output_for_mask,
                 "activity_regularizer": regularizers_module.serialize(
                     self.activity_regularizer),
-                "cell": _serialize(self.cell)}
+                "cell": serialize_inner(self.cell)}
 
     @classmethod
     def from_config(cls, config):
@@ -212,7 +210,7 @@ class RNN(Layer):
     def from_config_with_objects(cls, config, custom_objects=None):
         config = {k: v for k, v in config.items() if k not in _LEGACY_KEYS}
         if isinstance(config.get("cell"), dict):
-            config["cell"] = _deserialize(config["cell"], custom_objects)
+            config["cell"] = deserialize_nested(config["cell"], custom_objects)
         return super().from_config(config)
 
 
@@ -349,151 +347,3 @@ class GRU(_BuiltinRNN):
 
     def get_config(self):
         return {**super().get_config(), "use_cudnn": self.use_cudnn}
-
-
-# ---------------------------------------------------------------------- Bidirectional
-_MERGE_MODES = ("concat", "sum", "mul", "ave", None)
-
-
-@LAYERS.register()
-class Bidirectional(Layer):
-    """Runs a recurrent layer forwards and a copy backwards and merges the outputs.
-
-    Args:
-        layer: the recurrent layer (``LSTM``, ``GRU``, ``SimpleRNN``, ``RNN``); it is
-            copied from its config into ``forward_layer`` (named ``forward_<name>``).
-        merge_mode: ``"concat"`` (default), ``"sum"``, ``"mul"``, ``"ave"`` or ``None``
-            (a list of both outputs).
-        backward_layer: optional layer for the backward direction (needs the opposite
-            ``go_backwards`` and the same ``return_sequences``/``return_state``); by
-            default a copy of ``layer`` named ``backward_<name>`` with ``go_backwards``.
-
-    With ``return_state`` returns ``[output, *forward_states, *backward_states]``;
-    ``initial_state`` takes the forward states followed by the backward ones. Weights:
-    the forward layer's, then the backward layer's.
-    """
-
-    def __init__(self, layer, merge_mode="concat", backward_layer=None, name=None,
-                 trainable=True, dtype=None, input_shape=None):
-        if not isinstance(layer, Layer):
-            raise ValueError(f"Bidirectional needs a recurrent layer instance, got {layer!r}")
-        if merge_mode not in _MERGE_MODES:
-            raise ValueError(f"Bidirectional merge_mode must be one of {_MERGE_MODES}, "
-                             f"got {merge_mode!r}")
-        if input_shape is None and layer._batch_input_shape is not None:
-            input_shape = layer._batch_input_shape[1:]
-        super().__init__(name=name, trainable=trainable, dtype=dtype or layer.dtype,
-                         input_shape=input_shape)
-        self.forward_layer = self._copy(layer, "forward_")
-        if backward_layer is None:
-            backward_layer = self._copy(layer, "backward_", go_backwards=True)
-        elif not isinstance(backward_layer, Layer):
-            raise ValueError(f"Layer '{self.name}' (Bidirectional) needs a layer instance as "
-                             f"backward_layer, got {backward_layer!r}")
-        self.backward_layer = backward_layer
-        if self.forward_layer.go_backwards == self.backward_layer.go_backwards:
-            raise ValueError(f"Layer '{self.name}' (Bidirectional): the forward and backward "
-                             "layers need different go_backwards values")
-        for attribute in ("stateful", "return_sequences", "return_state"):
-            if getattr(self.forward_layer, attribute) != getattr(self.backward_layer,
-                                                                 attribute):
-                raise ValueError(f"Layer '{self.name}' (Bidirectional): the forward and "
-                                 f"backward layers need the same {attribute}")
-        for direction in (self.forward_layer, self.backward_layer):
-            if hasattr(direction, "zero_output_for_mask"):
-                direction.zero_output_for_mask = direction.return_sequences
-        self.merge_mode = merge_mode
-        self.return_sequences = self.forward_layer.return_sequences
-        self.return_state = self.forward_layer.return_state
-        self.stateful = self.forward_layer.stateful
-        self.supports_masking = True
-        self.input_spec = self.forward_layer.input_spec
-
-    @staticmethod
-    def _copy(layer, prefix, **overrides):
-        config = layer.get_config()
-        base = layer.name[len(prefix):] if layer.name.startswith(prefix) else layer.name
-        config.update(overrides, name=prefix + base)
-        config.pop("batch_input_shape", None)
-        entry = {"class_name": layer.registered_class_name(), "config": config}
-        return _deserialize(entry, {entry["class_name"]: type(layer)})
-
-    def build(self, input_shape):
-        for direction in (self.forward_layer, self.backward_layer):
-            if not direction.built:
-                direction._maybe_build(input_shape)
-                nest_weight_paths(self, direction)
-        self._sync_requires_grad(True)
-        self.input_spec = self.forward_layer.input_spec
-        self.built = True
-
-    def call(self, sequences, initial_state=None, mask=None, training=None):
-        forward_state = backward_state = None
-        if initial_state is not None:
-            half = len(initial_state) // 2
-            forward_state, backward_state = initial_state[:half], initial_state[half:]
-        y = self.forward_layer(sequences, initial_state=forward_state, mask=mask,
-                               training=training)
-        y_rev = self.backward_layer(sequences, initial_state=backward_state, mask=mask,
-                                    training=training)
-        states = []
-        if self.return_state:
-            states = list(y[1:]) + list(y_rev[1:])
-            y, y_rev = y[0], y_rev[0]
-        if self.return_sequences:
-            y_rev = ops.getitem(y_rev, (slice(None), slice(None, None, -1)))
-        if self.merge_mode == "concat":
-            output = [ops.concatenate([y, y_rev], axis=-1)]
-        elif self.merge_mode == "sum":
-            output = [y + y_rev]
-        elif self.merge_mode == "ave":
-            output = [(y + y_rev) * 0.5]
-        elif self.merge_mode == "mul":
-            output = [y * y_rev]
-        else:
-            output = [y, y_rev]
-        if self.return_state or self.merge_mode is None:
-            return output + states
-        return output[0]
-
-    def compute_output_shape(self, input_shape):
-        shape = self.forward_layer.compute_output_shape(input_shape)
-        states = []
-        if self.return_state:
-            shape, states = shape[0], list(shape[1:])
-        if self.merge_mode == "concat":
-            output = [tuple(shape[:-1]) + (None if shape[-1] is None else 2 * shape[-1],)]
-        elif self.merge_mode is None:
-            output = [tuple(shape), tuple(shape)]
-        else:
-            output = [tuple(shape)]
-        if self.return_state or self.merge_mode is None:
-            return output + states + states
-        return output[0]
-
-    def compute_mask(self, inputs, mask=None):
-        mask = _first(mask)
-        output_mask = mask if self.return_sequences else None
-        masks = [output_mask] if self.merge_mode else [output_mask, output_mask]
-        if self.return_state:
-            states = len(self.forward_layer._state_sizes()) \
-                if hasattr(self.forward_layer, "_state_sizes") else 1
-            return masks + [None] * (2 * states)
-        return masks[0] if self.merge_mode else masks
-
-    def get_config(self):
-        return {**super().get_config(), "merge_mode": self.merge_mode,
-                "layer": _serialize(self.forward_layer),
-                "backward_layer": _serialize(self.backward_layer)}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls.from_config_with_objects(config)
-
-    @classmethod
-    def from_config_with_objects(cls, config, custom_objects=None):
-        config = dict(config)
-        config["layer"] = _deserialize(config["layer"], custom_objects)
-        if isinstance(config.get("backward_layer"), dict):
-            config["backward_layer"] = _deserialize(config["backward_layer"], custom_objects)
-        return super().from_config(config)

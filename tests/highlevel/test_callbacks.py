@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from lamina.highlevel.callbacks import callbacks as cb
+from lamina.highlevel import callbacks as cb
 from lamina.highlevel.callbacks import progbar as progress
 
 

@@ -1,0 +1,6 @@
+"""``lamina.ops``: the differentiable op set, as ``keras.ops`` (``nn`` is a submodule)."""
+
+from lamina.backends.ops import *  # noqa: F401,F403  (the public names)
+from lamina.backends.ops import __all__  # noqa: F401
+
+from . import nn  # noqa: E402,F401
