@@ -1,7 +1,8 @@
 """Optimizers (``keras.optimizers``): SGD, Adam, AdamW, RMSprop, Adagrad.
 
-Every update runs in place on the engine through the backend's fused kernels, one call per
-variable per step, on slot arrays preallocated the first time a variable is seen. Keras 3
+Each optimizer owns its update rule, written with the engine's array module and run in
+place on slot arrays preallocated the first time a variable is seen; an engine may supply a
+fused kernel for a rule (``Backend.optimizer_kernel``, the NumPy engine's compiled Adam). Keras 3
 semantics: gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of
 them, ``clipvalue`` elementwise), decoupled ``weight_decay``, a learning rate that may be a
 :class:`~lamina.highlevel.optimizers.schedules.LearningRateSchedule` evaluated at the current
@@ -127,6 +128,7 @@ class Optimizer:
         self._order = []            # records in first-seen order
         self._exclude_ids = set()
         self._exclude_names = ()
+        self._buffers = {}          # scratch arrays of the update rules, by shape and dtype
 
     # ------------------------------------------------------------- learning rate
     @staticmethod
@@ -361,6 +363,16 @@ class Optimizer:
         if decay:
             variable *= 1.0 - lr * self.weight_decay
 
+    def _buffer(self, like):
+        """A reusable uninitialized array of ``like``'s shape and dtype (scratch for an update
+        rule's in-place arithmetic; its contents are undefined on every call)."""
+        key = (type(like), like.shape, like.dtype.str)
+        buffer = self._buffers.get(key)
+        if buffer is None:
+            buffer = state.backend().xp.empty(like.shape, dtype=like.dtype)
+            self._buffers[key] = buffer
+        return buffer
+
     def _update(self, variable, gradient, slots, learning_rate, step, decay):
         raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement _update")
 
@@ -390,12 +402,17 @@ class Optimizer:
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} learning_rate={self.learning_rate}>"
 
+    def __getstate__(self):
+        """Pickled/deep-copied without the scratch buffers (made again when needed)."""
+        return {**self.__dict__, "_buffers": {}}
+
     def __setstate__(self, state_dict):
         """After unpickling/deepcopy the variables are new objects: re-key slots by id."""
         self.__dict__.update(state_dict)
         self._records = {id(record.variable): record for record in self._order}
         self._packed = None
         self._exclude_ids = set()
+        self._buffers = {}
 
 
 @OPTIMIZERS.register("sgd")
@@ -417,8 +434,16 @@ class SGD(Optimizer):
     def _update(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
-        state.backend().sgd_update(variable, gradient, lr, self.momentum,
-                                   slots[0].data if slots else None, self.nesterov)
+        if not slots:
+            variable -= lr * gradient
+            return
+        velocity = slots[0].data
+        velocity *= self.momentum
+        velocity -= lr * gradient
+        if self.nesterov:
+            variable += self.momentum * velocity - lr * gradient
+        else:
+            variable += velocity
 
     def get_config(self):
         return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
@@ -441,10 +466,37 @@ class Adam(Optimizer):
         self.slot_names = ("momentum", "velocity") + (("velocity_hat",) if amsgrad else ())
 
     def _update(self, variable, gradient, slots, lr, step, decay):
-        state.backend().adam_update(
-            variable, gradient, slots[0].data, slots[1].data, lr, self.beta_1, self.beta_2,
-            self.epsilon, step, v_hat=slots[2].data if self.amsgrad else None,
-            weight_decay=self.weight_decay if decay else 0.0)
+        m, v = slots[0].data, slots[1].data
+        v_hat = slots[2].data if self.amsgrad else None
+        weight_decay = self.weight_decay if decay else 0.0
+        alpha = lr * (1.0 - self.beta_2 ** step) ** 0.5 / (1.0 - self.beta_1 ** step)
+        backend = state.backend()
+        kernel = backend.optimizer_kernel("adam", variable.dtype)
+        arrays = (variable, gradient, m, v) + (() if v_hat is None else (v_hat,))
+        if kernel is not None and all(
+                a.dtype == variable.dtype and a.flags.c_contiguous for a in arrays):
+            kernel(variable, gradient, m, v, alpha, self.beta_1, self.beta_2, self.epsilon,
+                   1.0 - lr * weight_decay, v_hat)
+            return
+        xp = backend.xp
+        if weight_decay:
+            variable *= 1.0 - lr * weight_decay
+        # m = b1*m + (1-b1)*g written as b1*(m-g) + g: three in-place passes, no temporary.
+        m -= gradient
+        m *= self.beta_1
+        m += gradient
+        scratch = self._buffer(gradient)
+        xp.multiply(gradient, gradient, out=scratch)
+        v -= scratch
+        v *= self.beta_2
+        v += scratch
+        if v_hat is not None:
+            xp.maximum(v_hat, v, out=v_hat)
+        xp.sqrt(v if v_hat is None else v_hat, out=scratch)
+        scratch += self.epsilon
+        xp.divide(m, scratch, out=scratch)
+        scratch *= alpha
+        variable -= scratch
 
     def get_config(self):
         return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
@@ -488,13 +540,26 @@ class RMSprop(Optimizer):
     def _update(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
+        xp = state.backend().xp
         velocity = slots[0].data
         momentum = slots[1].data if self.momentum > 0 else None
         if not self.centered:
-            state.backend().rmsprop_update(variable, gradient, velocity, lr, self.rho,
-                                           self.epsilon, self.momentum, momentum)
+            scratch = self._buffer(gradient)
+            xp.multiply(gradient, gradient, out=scratch)
+            velocity -= scratch
+            velocity *= self.rho
+            velocity += scratch
+            xp.add(velocity, self.epsilon, out=scratch)
+            xp.sqrt(scratch, out=scratch)
+            xp.divide(gradient, scratch, out=scratch)
+            scratch *= lr
+            if momentum is not None:
+                momentum *= self.momentum
+                momentum += scratch
+                variable -= momentum
+            else:
+                variable -= scratch
             return
-        xp = state.backend().xp
         average = slots[-1].data
         rho = self.rho
         velocity *= rho
@@ -535,7 +600,16 @@ class Adagrad(Optimizer):
     def _update(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
-        state.backend().adagrad_update(variable, gradient, slots[0].data, lr, self.epsilon)
+        xp = state.backend().xp
+        accumulator = slots[0].data
+        scratch = self._buffer(gradient)
+        xp.multiply(gradient, gradient, out=scratch)
+        accumulator += scratch
+        xp.add(accumulator, self.epsilon, out=scratch)
+        xp.sqrt(scratch, out=scratch)
+        xp.divide(gradient, scratch, out=scratch)
+        scratch *= lr
+        variable -= scratch
 
     def get_config(self):
         return {**super().get_config(),
