@@ -18,7 +18,7 @@ from .highlevel.callbacks import callbacks
 from .highlevel.losses import losses
 from .highlevel.metrics import metrics
 from .highlevel import models, utils
-from .highlevel.optimizers import optimizers
+from .highlevel import optimizers
 from .highlevel.models.model import Model
 from .highlevel.saving.model_file import load_model
 from .highlevel.models.sequential import Sequential
@@ -34,7 +34,7 @@ _NAMESPACES = {
     "ops": "lamina.backends.ops", "config": "lamina.backends.config",
     "callbacks": "lamina.highlevel.callbacks.callbacks", "losses": "lamina.highlevel.losses.losses",
     "metrics": "lamina.highlevel.metrics.metrics", "models": "lamina.highlevel.models",
-    "optimizers": "lamina.highlevel.optimizers.optimizers", "utils": "lamina.highlevel.utils",
+    "optimizers": "lamina.highlevel.optimizers", "utils": "lamina.highlevel.utils",
     "activations": "lamina.layers.options.activations", "initializers": "lamina.layers.options.initializers",
     "regularizers": "lamina.layers.options.regularizers", "constraints": "lamina.layers.options.constraints",
     "wrappers": "lamina.highlevel.wrappers.sklearn",
