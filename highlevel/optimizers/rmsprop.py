@@ -25,39 +25,44 @@ class RMSprop(Optimizer):
     def _update(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
-        xp = state.backend().xp
         velocity = slots[0].data
         momentum = slots[1].data if self.momentum > 0 else None
-        if not self.centered:
-            scratch = self._buffer(gradient)
-            xp.multiply(gradient, gradient, out=scratch)
-            velocity -= scratch
-            velocity *= self.rho
-            velocity += scratch
-            xp.add(velocity, self.epsilon, out=scratch)
-            xp.sqrt(scratch, out=scratch)
-            xp.divide(gradient, scratch, out=scratch)
-            scratch *= lr
-            if momentum is not None:
-                momentum *= self.momentum
-                momentum += scratch
-                variable -= momentum
-            else:
-                variable -= scratch
-            return
-        average = slots[-1].data
-        rho = self.rho
-        velocity *= rho
-        velocity += (1 - rho) * xp.square(gradient)
-        average *= rho
-        average += (1 - rho) * gradient
-        increment = lr * gradient / xp.sqrt(velocity - xp.square(average) + self.epsilon)
+        if self.centered:
+            increment = self._centered_increment(velocity, slots[-1].data, gradient, lr)
+        else:
+            increment = self._increment(velocity, gradient, lr)
         if momentum is not None:
             momentum *= self.momentum
             momentum += increment
             variable -= momentum
         else:
             variable -= increment
+
+    def _increment(self, velocity, gradient, lr):
+        """``lr * g / sqrt(velocity + epsilon)`` after ``velocity = rho (velocity - g^2) +
+        g^2``, in place in a scratch array."""
+        xp = state.backend().xp
+        scratch = self._buffer(gradient)
+        xp.multiply(gradient, gradient, out=scratch)
+        velocity -= scratch
+        velocity *= self.rho
+        velocity += scratch
+        xp.add(velocity, self.epsilon, out=scratch)
+        xp.sqrt(scratch, out=scratch)
+        xp.divide(gradient, scratch, out=scratch)
+        scratch *= lr
+        return scratch
+
+    def _centered_increment(self, velocity, average, gradient, lr):
+        """The centred variant: the mean square minus the squared mean gradient
+        (``average``) under the square root."""
+        xp = state.backend().xp
+        rho = self.rho
+        velocity *= rho
+        velocity += (1 - rho) * xp.square(gradient)
+        average *= rho
+        average += (1 - rho) * gradient
+        return lr * gradient / xp.sqrt(velocity - xp.square(average) + self.epsilon)
 
     def get_config(self):
         return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,
