@@ -18,6 +18,7 @@ import numpy
 from ..array_engine import ArrayEngine
 from . import host_tuning, threads as batch_threads
 
+
 class NumpyBackend(ArrayEngine):
     """CPU engine on NumPy arrays (BLAS for GEMMs, Numba for fused kernels)."""
 
