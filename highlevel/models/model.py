@@ -185,6 +185,14 @@ class Model(Trainer, Layer):
         return weights_files.load_weights(self, filepath, by_name=by_name,
                                           skip_mismatch=skip_mismatch)
 
+    def export(self, filepath, format="onnx", verbose=True, input_signature=None, **kwargs):
+        """Write the model for serving: ``format="onnx"`` (the ``[onnx]`` extra; inference
+        mode, dynamic batch, inputs/outputs named after their layers), or ``"h5"``/
+        ``"keras"`` (as ``save``). Keras' TensorFlow-only formats raise ``ValueError``."""
+        from ..export import export_model
+        return export_model(self, filepath, format=format, verbose=verbose,
+                            input_signature=input_signature, **kwargs)
+
     def to_bytes(self):
         """The model as the bytes of an HDF5 file (``lamina.models.from_bytes`` reads it)."""
         from ..saving import model_file as saving
