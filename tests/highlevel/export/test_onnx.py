@@ -66,10 +66,11 @@ def test_trained_model_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("shape, make, match", [
-    ((3,), lambda: L.Lambda(lambda t: t * 2), "'lambda' \\(Lambda\\).*no ONNX converter"),
-    ((3,), lambda: L.Embedding(5, 2, mask_zero=True), "'embedding' .*mask_zero"),
-    ((3,), lambda: L.Dense(2, activation=lambda t: t), "'dense' .*activation '<lambda>'"),
-    ((3, 2), lambda: L.RNN(L.LSTMCell(2)), "'rnn' \\(RNN\\).*no ONNX converter"),
+    ((3,), lambda: L.Lambda(lambda t: t * 2, name="double"),
+     "'double' \\(Lambda\\).*no ONNX converter"),
+    ((3,), lambda: L.Embedding(5, 2, mask_zero=True, name="emb"), "'emb' .*mask_zero"),
+    ((3,), lambda: L.Dense(2, activation=lambda t: t, name="d"), "'d' .*activation '<lambda>'"),
+    ((3, 2), lambda: L.RNN(L.LSTMCell(2), name="r"), "'r' \\(RNN\\).*no ONNX converter"),
 ])
 def test_unexportable_layer_is_named(shape, make, match, tmp_path):
     model = lamina.Sequential([lamina.Input(shape), make()])
