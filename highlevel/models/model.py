@@ -79,9 +79,12 @@ class Model(Trainer, Layer):
         raise ValueError(f"no layer named {name!r} in model '{self.name}'; layers: "
                          f"{[layer.name for layer in self.layers]}")
 
-    def summary(self, print_fn=None):
-        """Print a Keras-like table: layer (type), output shape, parameter count, totals."""
-        print_summary(self, print_fn)
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Print Keras 3's summary table (see :func:`.summary.print_summary`)."""
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                      expand_nested=expand_nested, show_trainable=show_trainable,
+                      layer_range=layer_range)
 
     # ------------------------------------------------------------------ calling
     def call(self, inputs, training=None, mask=None):

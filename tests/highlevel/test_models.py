@@ -18,9 +18,9 @@ def f32(a):
 
 
 def summary_lines(model):
-    lines = []
-    model.summary(print_fn=lines.append)
-    return lines
+    texts = []
+    model.summary(print_fn=texts.append)      # Keras 3: one call with the whole summary
+    return texts[0].splitlines()
 
 
 # ------------------------------------------------------------------ Sequential
@@ -333,7 +333,8 @@ def test_train_step_calling_super_keeps_default_behaviour():
 
 
 # ------------------------------------------------------------------ summary
-def test_summary_table_lists_layers_shapes_params_and_totals():
+def test_summary_table_lists_layers_shapes_params_and_totals(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
     model = lamina.Sequential([lamina.Input((8,)),
                                layers.Dense(16, activation="relu", name="hidden"),
                                layers.Dropout(0.1, name="drop"),
@@ -346,17 +347,18 @@ def test_summary_table_lists_layers_shapes_params_and_totals():
     assert "Output Shape" in header and "Param #" in header
 
     def row(name):
-        return next(line for line in lines if line.startswith(name + " ")).split()
+        return next(line for line in lines if line.startswith(f"\u2502 {name} ")).split()[1:-1]
 
-    assert row("hidden") == ["hidden", "(Dense)", "(None,", "16)", "144"]
-    assert row("drop") == ["drop", "(Dropout)", "(None,", "16)", "0"]
-    assert row("scores") == ["scores", "(Dense)", "(None,", "3)", "51"]
+    assert row("hidden") == ["hidden", "(Dense)", "\u2502", "(None,", "16)", "\u2502", "144"]
+    assert row("drop") == ["drop", "(Dropout)", "\u2502", "(None,", "16)", "\u2502", "0"]
+    assert row("scores") == ["scores", "(Dense)", "\u2502", "(None,", "3)", "\u2502", "51"]
     assert "Total params: 195" in text
     assert "Trainable params: 51" in text
     assert "Non-trainable params: 144" in text
 
 
-def test_summary_prints_to_stdout_for_functional_model(capsys):
+def test_summary_prints_to_stdout_for_functional_model(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
     model = _two_in_two_out(as_dict=False)
     model.summary()
     out = capsys.readouterr().out

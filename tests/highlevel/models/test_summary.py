@@ -1,0 +1,72 @@
+"""``model.summary()`` prints what Keras 3 prints for the same models: the table (columns,
+widths, wrapping, "Connected to", nested rows, the Trainable column, layer_range) and the
+parameter counts with their byte sizes, optimizer parameters included.
+
+The references are Keras 3.15.1's output (tests/data/keras/summaries.json), made by
+tests/data/keras/summaries_cases.py, which builds the same models with either framework.
+"""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+import lamina
+from lamina import layers as L
+from lamina.highlevel.models.summary import readable_memory_size
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "keras"
+KERAS = json.loads((DATA / "summaries.json").read_text(encoding="utf-8"))
+
+
+def _lamina_cases():
+    spec = importlib.util.spec_from_file_location("summaries_cases", DATA / "summaries_cases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: (model, kwargs) for name, model, kwargs in module.cases()}
+
+
+@pytest.fixture(scope="module")
+def lamina_cases():
+    return _lamina_cases()
+
+
+@pytest.mark.parametrize("name", sorted(KERAS))
+def test_summary_is_keras_summary(name, lamina_cases, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    model, kwargs = lamina_cases[name]
+    texts = []
+    model.summary(print_fn=texts.append, **kwargs)
+    assert texts == [KERAS[name]["text"]]
+
+
+def test_default_width_follows_the_terminal(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "60")
+    lamina.Sequential([lamina.Input((3,)), L.Dense(2)]).summary()
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) == 56            # min(88, 60 - 4)
+
+
+def test_unbuilt_layers_and_too_narrow(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    model = lamina.Sequential([L.Dense(2)])
+    texts = []
+    model.summary(print_fn=texts.append)
+    assert "0 (unbuilt)" in texts[0] and "?" in texts[0]
+    with pytest.raises(ValueError, match="Insufficient console width"):
+        model.summary(line_length=8)
+
+
+@pytest.mark.parametrize("layer_range, match", [(["a"], "length 2"), ([1, 2], "string"),
+                                                (["nope", "dense"], "do not match")])
+def test_bad_layer_range(layer_range, match):
+    model = lamina.Sequential([lamina.Input((3,)), L.Dense(2)])
+    with pytest.raises(ValueError, match=match):
+        model.summary(layer_range=layer_range)
+
+
+@pytest.mark.parametrize("size, text", [(0, "0.00 B"), (1023, "1023.00 B"),
+                                        (4935.68, "4.82 KB"), (3 * 1024 ** 3, "3.00 GB")])
+def test_readable_memory_size(size, text):
+    assert readable_memory_size(size) == text
