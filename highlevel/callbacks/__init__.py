@@ -9,9 +9,11 @@ from .history import History
 from .lambda_callback import LambdaCallback
 from .monitor import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN
 from .progbar import Progbar, ProgbarLogger
+from .tensorboard import TensorBoard
 
 __all__ = [
     "CALLBACKS", "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
     "ReduceLROnPlateau", "LearningRateScheduler", "CSVLogger", "TerminateOnNaN",
-    "LambdaCallback", "ModelCheckpoint", "BackupAndRestore", "get", "deserialize",
+    "LambdaCallback", "ModelCheckpoint", "BackupAndRestore", "TensorBoard", "get",
+    "deserialize",
 ]
