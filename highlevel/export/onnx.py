@@ -42,6 +42,32 @@ def unsupported(layer, why):
                        f"be exported: {why}")
 
 
+CONVERTERS = {}
+
+
+def converts(*classes):
+    """Register the decorated converter for ``classes`` (exact types)."""
+    def register(function):
+        for cls in classes:
+            CONVERTERS[cls] = function
+        return function
+    return register
+
+
+def converter_for(layer):
+    """The converter of ``layer``'s class, or an error naming the layer."""
+    from . import onnx_layers, onnx_sequence  # noqa: F401  (they register the converters)
+    try:
+        return CONVERTERS[type(layer)]
+    except KeyError:
+        raise unsupported(layer, "no ONNX converter for this layer class") from None
+
+
+def weight(variable):
+    """A weight's value as float32 NumPy."""
+    return np.asarray(variable.numpy(), dtype=np.float32)
+
+
 class GraphBuilder:
     """Accumulates ONNX nodes and initializers with unique value names."""
 
@@ -103,7 +129,6 @@ def _graph_of(model):
 def convert_graph(builder, graph, values):
     """Emit the nodes of ``graph``; ``values`` maps ``id(symbolic input)`` -> value name
     and gains an entry for every tensor computed."""
-    from .onnx_layers import converter_for
     for node in graph.nodes:
         layer = node.layer
         for key, value in node.kwargs.items():

@@ -1,7 +1,7 @@
 """ONNX converters of the feed-forward layers: a converter is ``fn(builder, layer, inputs,
 shapes, node) -> [output names]`` (``inputs``: the value names of the call's tensors,
 ``shapes``: their symbolic shapes), registered for exact layer classes with
-:func:`converts`. Recurrent layers and attention are in :mod:`.onnx_sequence`.
+:func:`.onnx.converts`. Recurrent layers and attention are in :mod:`.onnx_sequence`.
 
 Convolutions and pooling run channels-first in ONNX: the input is transposed to NC...,
 the op runs, the result is transposed back, so the graph's tensors keep Keras' layout.
@@ -13,32 +13,7 @@ import numpy as np
 
 from ... import layers as L
 from ...layers.options import activations as activations_module
-from .onnx import unsupported
-
-CONVERTERS = {}
-
-
-def converts(*classes):
-    """Register the decorated converter for ``classes`` (exact types)."""
-    def register(function):
-        for cls in classes:
-            CONVERTERS[cls] = function
-        return function
-    return register
-
-
-def converter_for(layer):
-    """The converter of ``layer``'s class, or an error naming the layer."""
-    try:
-        return CONVERTERS[type(layer)]
-    except KeyError:
-        raise unsupported(layer, "no ONNX converter for this layer class") from None
-
-
-def weight(layer, variable):
-    """A weight's value as float32 NumPy."""
-    return np.asarray(variable.numpy(), dtype=np.float32)
-
+from .onnx import converts, unsupported, weight
 
 # ------------------------------------------------------------------ activations
 def _gelu_tanh(b, x, hint):
@@ -89,10 +64,10 @@ def _activation_layer(b, layer, inputs, shapes, node):
 # ------------------------------------------------------------------ core
 @converts(L.Dense)
 def _dense(b, layer, inputs, shapes, node):
-    out = b.op("MatMul", [inputs[0], b.const(weight(layer, layer.kernel), f"{layer.name}/kernel")],
+    out = b.op("MatMul", [inputs[0], b.const(weight(layer.kernel), f"{layer.name}/kernel")],
                layer.name)
     if layer.bias is not None:
-        out = b.op("Add", [out, b.const(weight(layer, layer.bias), f"{layer.name}/bias")],
+        out = b.op("Add", [out, b.const(weight(layer.bias), f"{layer.name}/bias")],
                    layer.name)
     return [activation(b, layer, layer.activation, out)]
 
@@ -142,7 +117,7 @@ def _embedding(b, layer, inputs, shapes, node):
     if layer.mask_zero:
         raise unsupported(layer, "mask_zero=True: masks are not exported")
     ids = b.op("Cast", [inputs[0]], layer.name, to=b.onnx.TensorProto.INT64)
-    table = b.const(weight(layer, layer.embeddings), f"{layer.name}/embeddings")
+    table = b.const(weight(layer.embeddings), f"{layer.name}/embeddings")
     return [b.op("Gather", [table, ids], layer.name, axis=0)]
 
 
@@ -174,11 +149,11 @@ def _layer_norm(b, layer, inputs, shapes, node):
                                          layer.name)], layer.name)
         out = b.op("Div", [x, denominator], layer.name)
         if layer.gamma is not None:
-            out = b.op("Mul", [out, b.const(weight(layer, layer.gamma), "gamma")], layer.name)
+            out = b.op("Mul", [out, b.const(weight(layer.gamma), "gamma")], layer.name)
         return [out]
-    gamma = (weight(layer, layer.gamma) if layer.gamma is not None
+    gamma = (weight(layer.gamma) if layer.gamma is not None
              else np.ones(features, np.float32))
-    beta = (weight(layer, layer.beta) if layer.beta is not None
+    beta = (weight(layer.beta) if layer.beta is not None
             else np.zeros(features, np.float32))
     return [b.op("LayerNormalization", [x, b.const(gamma, f"{layer.name}/gamma"),
                                         b.const(beta, f"{layer.name}/beta")],
@@ -287,7 +262,7 @@ def _conv_node(b, layer, x, shape, kernel_onnx, bias, kernel_size, group=1, stri
 
 
 def _bias(layer):
-    return None if layer.bias is None else weight(layer, layer.bias)
+    return None if layer.bias is None else weight(layer.bias)
 
 
 def _kernel_to_onnx(kernel):
@@ -298,7 +273,7 @@ def _kernel_to_onnx(kernel):
 
 @converts(L.Conv1D, L.Conv2D)
 def _conv(b, layer, inputs, shapes, node):
-    kernel = _kernel_to_onnx(weight(layer, layer.kernel))
+    kernel = _kernel_to_onnx(weight(layer.kernel))
     out = _conv_node(b, layer, inputs[0], shapes[0], kernel, _bias(layer), layer.kernel_size,
                      group=layer.groups)
     return [activation(b, layer, layer.activation, out)]
@@ -306,7 +281,7 @@ def _conv(b, layer, inputs, shapes, node):
 
 def _depthwise_kernel(layer):
     """(*k, in, mult) -> (in * mult, 1, *k): output channel ``c * mult + m``."""
-    kernel = weight(layer, layer.depthwise_kernel)
+    kernel = weight(layer.depthwise_kernel)
     rank = kernel.ndim - 2
     channels, mult = kernel.shape[-2:]
     moved = kernel.transpose(rank, rank + 1, *range(rank))
@@ -327,7 +302,7 @@ def _separable(b, layer, inputs, shapes, node):
     depthwise = _conv_node(b, layer, inputs[0], shapes[0], kernel, None, layer.kernel_size,
                            group=channels)
     rank = len(shapes[0]) - 2
-    pointwise = _kernel_to_onnx(weight(layer, layer.pointwise_kernel))
+    pointwise = _kernel_to_onnx(weight(layer.pointwise_kernel))
     middle = (None,) * (rank + 1) + (kernel.shape[0],)
     out = _conv_node(b, layer, depthwise, middle, pointwise, _bias(layer), (1,) * rank,
                      strides=(1,) * rank, padding="valid", dilation=(1,) * rank)
@@ -336,7 +311,7 @@ def _separable(b, layer, inputs, shapes, node):
 
 @converts(L.Conv2DTranspose)
 def _conv_transpose(b, layer, inputs, shapes, node):
-    kernel = weight(layer, layer.kernel)                    # (kh, kw, filters, in)
+    kernel = weight(layer.kernel)                    # (kh, kw, filters, in)
     inputs_onnx = [_to_channels_first(b, layer, inputs[0], 2),
                    b.const(kernel.transpose(3, 2, 0, 1), f"{layer.name}/kernel")]
     if layer.bias is not None:
@@ -378,6 +353,3 @@ def _global_pool(b, layer, inputs, shapes, node):
     return [b.op(_GLOBAL_POOLS[type(layer)], [inputs[0]], layer.name,
                  axes=list(layer._axes), keepdims=int(layer.keepdims))]
 
-
-# Recurrent layers and attention register their converters on import.
-from . import onnx_sequence  # noqa: E402,F401

@@ -12,8 +12,7 @@ import math
 import numpy as np
 
 from ... import layers as L
-from .onnx import unsupported
-from .onnx_layers import converts, weight
+from .onnx import converts, unsupported, weight
 
 _INT64_MIN = np.iinfo(np.int64).min
 _RNN_ACTIVATIONS = {"sigmoid": ("Sigmoid", None, None), "tanh": ("Tanh", None, None),
@@ -49,8 +48,8 @@ def _recurrent(b, layer, x_time_major, direction):
     [final states (batch, units)...])."""
     cell = layer.cell
     units = cell.units
-    kernel, recurrent = weight(cell, cell.kernel), weight(cell, cell.recurrent_kernel)
-    bias = None if cell.bias is None else weight(cell, cell.bias)
+    kernel, recurrent = weight(cell.kernel), weight(cell.recurrent_kernel)
+    bias = None if cell.bias is None else weight(cell.bias)
     attrs = {}
     if isinstance(layer, L.LSTM):
         op, gates, order = "LSTM", 4, [0, 3, 1, 2]          # i f c o -> i o f c
@@ -148,11 +147,11 @@ def _bidirectional(b, layer, inputs, shapes, node):
 
 def _projection(b, layer, projection, x, heads, size):
     """``x @ kernel + bias`` of a head projection, as (batch, heads, length, size)."""
-    kernel = weight(projection, projection.kernel)
+    kernel = weight(projection.kernel)
     flat = b.const(kernel.reshape(kernel.shape[0], -1), f"{layer.name}/{projection.name}/kernel")
     out = b.op("MatMul", [x, flat], layer.name)
     if projection.bias is not None:
-        bias = weight(projection, projection.bias).reshape(-1)
+        bias = weight(projection.bias).reshape(-1)
         out = b.op("Add", [out, b.const(bias, f"{layer.name}/{projection.name}/bias")],
                    layer.name)
     split = b.op("Reshape", [out, b.ints([0, 0, heads, size], "shape")], layer.name)
@@ -184,12 +183,12 @@ def _multi_head_attention(b, layer, inputs, shapes, node):
     context = b.op("Reshape", [context, b.ints([0, 0, heads * layer.value_dim], "shape")],
                    layer.name)
     output_dense = layer.output_dense
-    kernel = weight(output_dense, output_dense.kernel)
+    kernel = weight(output_dense.kernel)
     out = b.op("MatMul", [context, b.const(kernel.reshape(heads * layer.value_dim, -1),
                                            f"{layer.name}/attention_output/kernel")],
                layer.name)
     if output_dense.bias is not None:
-        out = b.op("Add", [out, b.const(weight(output_dense, output_dense.bias).reshape(-1),
+        out = b.op("Add", [out, b.const(weight(output_dense.bias).reshape(-1),
                                         f"{layer.name}/attention_output/bias")], layer.name)
     if len(kernel.shape) > 3:
         out = b.op("Reshape", [out, b.ints([0, 0, *kernel.shape[2:]], "shape")], layer.name)
