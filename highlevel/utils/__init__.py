@@ -3,6 +3,8 @@
 import numpy as np
 
 from ...backends.random import set_random_seed
+from .plot_history import plot_history
+from .plot_model import model_to_dot, plot_model
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):
@@ -27,4 +29,4 @@ def to_categorical(y, num_classes=None, dtype="float32"):
     return out
 
 
-__all__ = ["set_random_seed", "to_categorical"]
+__all__ = ["model_to_dot", "plot_history", "plot_model", "set_random_seed", "to_categorical"]
