@@ -7,8 +7,11 @@ functional_multi_io.py`` exits 1 unless both of its losses fall.
 
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
@@ -49,3 +52,17 @@ def test_sequence_classification_reaches_95_percent():
     match = re.search(r"held-out accuracy (\d\.\d+)", out)
     assert match, out[-2000:]
     assert float(match.group(1)) >= 0.95
+
+
+def test_visualize_training_writes_the_pictures(tmp_path):
+    for module in ("pydot", "matplotlib", "tensorboardX", "onnx"):
+        pytest.importorskip(module, reason="the example needs the plot/tensorboard/onnx extras")
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's `dot` is not installed (apt-get install graphviz)")
+    result = subprocess.run([sys.executable, str(EXAMPLES / "visualize_training.py"),
+                             str(tmp_path)], capture_output=True, text=True, timeout=300,
+                            cwd=EXAMPLES.parent)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    for name in ("model.png", "history.png"):
+        assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "model.onnx").exists() and (tmp_path / "logs" / "train").is_dir()
