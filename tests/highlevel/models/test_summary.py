@@ -14,6 +14,7 @@ import pytest
 
 import lamina
 from lamina import layers as L
+from lamina.layers import base as layer_base
 from lamina.highlevel.models.summary import readable_memory_size
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "keras"
@@ -21,10 +22,20 @@ KERAS = json.loads((DATA / "summaries.json").read_text(encoding="utf-8"))
 
 
 def _lamina_cases():
+    """The cases built with fresh default names (``dense``, ``dense_1``, ... as in the
+    fresh Keras process that made the reference); the name counters then continue from
+    the larger of both counts."""
     spec = importlib.util.spec_from_file_location("summaries_cases", DATA / "summaries_cases.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return {name: (model, kwargs) for name, model, kwargs in module.cases()}
+    counts = layer_base._name_counts
+    saved = dict(counts)
+    counts.clear()
+    try:
+        return {name: (model, kwargs) for name, model, kwargs in module.cases()}
+    finally:
+        for base, count in saved.items():
+            counts[base] = max(count, counts.get(base, 0))
 
 
 @pytest.fixture(scope="module")
