@@ -112,7 +112,8 @@ class Layer:
 
         >>> class Scale(Layer):
         ...     def build(self, input_shape):
-        ...         self.w = self.add_weight("w", (input_shape[-1],), "ones")
+        ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones",
+        ...                                  name="w")
         ...     def call(self, inputs):
         ...         return inputs * self.w
     """
@@ -191,33 +192,55 @@ class Layer:
             layer._sync_requires_grad(enabled)
 
     # ------------------------------------------------------------------ weights
-    def add_weight(self, name, shape, initializer="glorot_uniform", dtype=None,
-                   trainable=True, regularizer=None, constraint=None):
-        """Create a weight Variable owned by this layer.
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   autocast=True, regularizer=None, constraint=None, aggregation="none",
+                   name=None):
+        """Create a weight Variable owned by this layer (Keras 3's signature and order).
 
         Args:
-            name: Keras' weight name (``"kernel"``, ``"bias"``, ``"gamma"``, ...).
-            shape: tuple of ints.
-            initializer: a name, config dict or Initializer.
+            shape: tuple of ints (default ``()``, a scalar).
+            initializer: a name, config dict or Initializer (default ``"glorot_uniform"``
+                for floating dtypes, ``"zeros"`` otherwise).
+            dtype: the variable's dtype (default the layer's).
             trainable: ``False`` for state such as moving statistics.
+            autocast: accepted for Keras compatibility.
             regularizer: optional penalty added to the training loss.
+            constraint: optional projection applied after each optimizer update.
+            aggregation: Keras' multi-replica annotation (``"none"``, ``"mean"``, ...).
+            name: Keras' weight name (``"kernel"``, ``"bias"``, ...), keyword only in
+                practice: a string first argument raises ``ValueError`` as in Keras 3.
         Returns:
             The :class:`Variable`.
         """
-        shape = tuple(int(s) for s in shape)
+        if isinstance(shape, str):
+            raise ValueError(f"Layer '{self.name}': `name` must be passed as a keyword "
+                             f"argument. Received: add_weight('{shape}', ...). "
+                             f"Use: add_weight(shape=..., name='{shape}').")
+        shape = () if shape is None else tuple(int(s) for s in shape)
+        name = name or "variable"
         if any(s < 0 for s in shape):
             raise ValueError(f"Layer '{self.name}' weight '{name}' needs a non-negative "
                              f"shape, got {shape}")
         _charge_weight_budget(self, name, shape)
-        dtype = dtype or self.dtype
+        dtype = np.dtype(dtype or self.dtype).name
+        if initializer is None:
+            initializer = "glorot_uniform" if np.dtype(dtype).kind == "f" else "zeros"
         value = initializers_module.get(initializer)(shape, dtype=dtype)
-        variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        variable = Variable(value, dtype=dtype, trainable=trainable, autocast=autocast,
+                            aggregation=aggregation, name=name)
         variable.requires_grad = trainable and self._trainable
         variable.path = f"{self.name}/{name}"
         variable.regularizer = None if regularizer is None else regularizers_module.get(regularizer)
         variable.constraint = constraints_module.get(constraint)
         self._own_weights.append(variable)
         return variable
+
+    def add_variable(self, shape, initializer, dtype=None, trainable=True, autocast=True,
+                     regularizer=None, constraint=None, name=None):
+        """Keras 3's alias of :meth:`add_weight`."""
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype,
+                               trainable=trainable, autocast=autocast,
+                               regularizer=regularizer, constraint=constraint, name=name)
 
     def _tracked_layers(self):
         return self._sublayers

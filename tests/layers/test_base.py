@@ -30,8 +30,8 @@ class Scale(Layer):
 
     def build(self, input_shape):
         self.build_calls += 1
-        self.w = self.add_weight("w", (input_shape[-1],), self.init)
-        self.count = self.add_weight("count", (), "zeros", trainable=False)
+        self.w = self.add_weight((input_shape[-1],), self.init, name="w")
+        self.count = self.add_weight((), "zeros", trainable=False, name="count")
 
     def call(self, inputs):
         return inputs * self.w
@@ -64,7 +64,7 @@ def test_add_weight_initializer_dtype_and_path():
     np.testing.assert_array_equal(layer.w.numpy(), np.zeros(4))
     assert layer.w.path == "scaler/w"
     with pytest.raises(ValueError, match="non-negative"):
-        layer.add_weight("bad", (-1, 2))
+        layer.add_weight((-1, 2), name="bad")
 
 
 def test_dense_weights_follow_keras_names_shapes_and_order():

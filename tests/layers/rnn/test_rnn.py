@@ -243,9 +243,10 @@ class OpsOnlyCell(layers.Layer):
         self.state_size = units
 
     def build(self, input_shape):
-        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units))
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, self.units))
-        self.bias = self.add_weight("bias", (self.units,), "zeros")
+        self.kernel = self.add_weight((input_shape[-1], self.units), name="kernel")
+        self.recurrent_kernel = self.add_weight((self.units, self.units),
+                                                name="recurrent_kernel")
+        self.bias = self.add_weight((self.units,), "zeros", name="bias")
 
     def call(self, inputs, states):
         h = ops.tanh(ops.matmul(inputs, self.kernel) + ops.matmul(states[0],
