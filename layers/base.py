@@ -13,6 +13,7 @@ import inspect
 import math
 import re
 import threading
+import warnings
 
 import numpy as np
 
@@ -122,6 +123,8 @@ class Layer:
     input_spec = None
     _call_accepts_training = False
     _call_accepts_mask = False
+    _call_mask_arguments = ()
+    _overrides_compute_mask = False
     _overrides_compute_output_shape = False
 
     def __init_subclass__(cls, **kwargs):
@@ -130,6 +133,13 @@ class Layer:
         parameters = inspect.signature(cls.call).parameters
         cls._call_accepts_training = "training" in parameters
         cls._call_accepts_mask = "mask" in parameters
+        # Keras' ``{argument}_mask`` convention for calls with several tensor arguments
+        # (``query_mask`` for ``query``): (position among the call's arguments, mask name).
+        positional = [name for name, p in parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+        cls._call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
+                                         if f"{name}_mask" in parameters)
+        cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
         cls._overrides_compute_output_shape = (
             cls.compute_output_shape is not Layer.compute_output_shape)
 
@@ -279,6 +289,21 @@ class Layer:
         return self._collect_weights([w for w in self._own_weights if not w.trainable],
                                      lambda layer: layer.non_trainable_weights)
 
+    @property
+    def variables(self):
+        """Every Variable of the layer (Keras 3's ``variables``; the same as ``weights``)."""
+        return self.weights
+
+    @property
+    def trainable_variables(self):
+        """Keras 3's name for :attr:`trainable_weights`."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        """Keras 3's name for :attr:`non_trainable_weights`."""
+        return self.non_trainable_weights
+
     def get_weights(self):
         """The weights' values as NumPy arrays, in ``weights`` order."""
         return [w.numpy().copy() for w in self.weights]
@@ -354,16 +379,9 @@ class Layer:
         """Run ``call`` twice on zeros standing for the symbolic arguments, with unknown
         axes set to 2 and then 3; output axes that differ between the runs are unknown."""
         traced = []
-        xp = state.backend().xp
         for unknown in (2, 3):
-            def placeholder(leaf):
-                if not isinstance(leaf, SymbolicTensor):
-                    return leaf
-                shape = tuple(unknown if s is None else s for s in leaf.shape)
-                return Tensor(xp.zeros(shape, dtype=leaf.dtype))
-
-            call_args = [map_structure(placeholder, a) for a in args]
-            call_kwargs = {k: map_structure(placeholder, v) for k, v in kwargs.items()}
+            call_args = [_placeholders(a, unknown) for a in args]
+            call_kwargs = {k: _placeholders(v, unknown) for k, v in kwargs.items()}
             if self._call_accepts_training:
                 call_kwargs["training"] = False
             with no_grad():
@@ -371,6 +389,36 @@ class Layer:
             self._clear_call_losses()
             traced.append(map_structure(lambda t: tuple(t.shape), outputs))
         return _merge_traced_shapes(*traced)
+
+    def _traced_mask_shapes(self, inputs, mask):
+        """The shapes of ``compute_mask``'s masks for symbolic ``inputs`` and ``mask``
+        (a shape, a list with None where an output has no mask, or None), traced like
+        :meth:`_traced_output_shape`."""
+        traced = []
+        for unknown in (2, 3):
+            with no_grad():
+                masks = self.compute_mask(_placeholders(inputs, unknown),
+                                          _placeholders(mask, unknown))
+            if masks is None:
+                return None
+            traced.append(map_structure(lambda m: None if m is None else tuple(m.shape),
+                                        masks))
+        if not isinstance(traced[0], list):
+            return _merge_traced_shapes(*traced)
+        return [None if a is None else _merge_traced_shapes(a, b) for a, b in zip(*traced)]
+
+    def _symbolic_output_masks(self, inputs, outputs, mask):
+        """Attach symbolic masks to a symbolic call's outputs, as the eager call will
+        attach real ones (Keras 3 keeps ``_keras_mask`` on symbolic tensors too)."""
+        if self._overrides_compute_mask:
+            shapes = self._traced_mask_shapes(inputs, mask)
+            if shapes is None:
+                return
+            masks = (SymbolicTensor(shapes, "bool") if is_shape(shapes) else
+                     [None if s is None else SymbolicTensor(s, "bool") for s in shapes])
+            attach_masks(outputs, masks)
+        elif self.supports_masking and mask is not None:
+            attach_masks(outputs, mask)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs: the input mask when ``supports_masking``, else None."""
@@ -446,13 +494,40 @@ class Layer:
             self._check_input_spec(inputs.data.shape)
         if not self._call_accepts_training:
             kwargs.pop("training", None)
+        mask = kwargs.get("mask")
+        if mask is None:
+            # Keras 3: the mask attached to the inputs (``_keras_mask``) fills ``mask``
+            # (one tensor argument) or ``{argument}_mask`` (several).
+            mask = attached_mask(inputs)
+            if args:
+                if self._call_mask_arguments:
+                    self._fill_argument_masks(inputs, args, kwargs)
+            elif mask is not None and self._call_accepts_mask:
+                kwargs["mask"] = mask
         if not self._call_accepts_mask:
             kwargs.pop("mask", None)
         outputs = self.call(inputs, *args, **kwargs)
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
                 self.add_loss(self.activity_regularizer(output))
+        if self.supports_masking or self._overrides_compute_mask:
+            if mask is not None or self._overrides_compute_mask:
+                attach_masks(outputs, self.compute_mask(inputs, mask))
+        elif mask is not None:
+            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
+                          "an input with a mask attached to it. However, this layer does "
+                          "not support masking and will therefore destroy the mask "
+                          "information. Downstream layers will not see the mask.",
+                          stacklevel=2)
         return outputs
+
+    def _fill_argument_masks(self, inputs, args, kwargs):
+        values = (inputs, *args)
+        for position, mask_name in self._call_mask_arguments:
+            if position < len(values) and kwargs.get(mask_name) is None:
+                mask = attached_mask(values[position])
+                if mask is not None:
+                    kwargs[mask_name] = mask
 
     def _convert_inputs(self, inputs):
         def convert(value):
@@ -474,10 +549,16 @@ class Layer:
         self._check_input_spec(input_shape)
         extra_symbolic = any(is_symbolic(a) for a in args) or any(
             is_symbolic(v) for v in kwargs.values())
+        mask = kwargs.get("mask")
+        if mask is None and not args:
+            mask = attached_mask(inputs)
         if self._overrides_compute_output_shape and not extra_symbolic:
             output_shape = self.compute_output_shape(input_shape)
         else:
-            output_shape = self._traced_output_shape((inputs, *args), kwargs)
+            trace_kwargs = kwargs
+            if mask is not None and self._call_accepts_mask and "mask" not in kwargs:
+                trace_kwargs = {**kwargs, "mask": mask}   # for the trace only, not the node
+            output_shape = self._traced_output_shape((inputs, *args), trace_kwargs)
         node = Node(self, (inputs, *args), kwargs)
         output_dtype = self._output_dtype(inputs)
         if is_shape(output_shape):
@@ -488,13 +569,79 @@ class Layer:
                             for i, shape in enumerate(output_shape)]
             outputs = list(node.outputs)
         self._inbound_nodes.append(node)
+        if self.supports_masking or self._overrides_compute_mask:
+            self._symbolic_output_masks(inputs, outputs, mask)
         return outputs
 
     def _output_dtype(self, inputs):
         return self.dtype
 
+    # ------------------------------------------------------------------ graph position
+    def _node_attribute(self, attribute, what):
+        """``attribute`` of the first node (first symbolic call), as Keras' ``input`` and
+        ``output``: one tensor, or a list when the call had several."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus "
+                                 f"has no defined {what}.")
+        values = getattr(self._inbound_nodes[0], attribute)
+        return values[0] if len(values) == 1 else list(values)
+
+    @property
+    def input(self):
+        """The symbolic input(s) of the layer's first call on symbolic tensors (Keras'
+        ``layer.input``); ``AttributeError`` if it was never called so."""
+        return self._node_attribute("flat_inputs", "input")
+
+    @property
+    def output(self):
+        """The symbolic output(s) of the layer's first call on symbolic tensors: with
+        ``model.inputs``, the feature-extraction idiom ``Model(model.inputs,
+        model.get_layer(name).output)``."""
+        return self._node_attribute("outputs", "output")
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+def attached_mask(inputs):
+    """The mask a masking layer attached to ``inputs`` (Keras' ``_keras_mask``): a Tensor
+    (a SymbolicTensor for symbolic inputs), a list with one entry per input of a list, or
+    None when no input carries one."""
+    if isinstance(inputs, (list, tuple)):
+        masks = [getattr(x, "_keras_mask", None) for x in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return getattr(inputs, "_keras_mask", None)
+
+
+def _placeholders(structure, unknown):
+    """``structure`` with each SymbolicTensor replaced by a Tensor of its shape (unknown
+    axes set to ``unknown``): zeros, or ones for boolean masks."""
+    xp = state.backend().xp
+
+    def placeholder(leaf):
+        if not isinstance(leaf, SymbolicTensor):
+            return leaf
+        shape = tuple(unknown if s is None else s for s in leaf.shape)
+        fill = xp.ones if np.dtype(leaf.dtype) == np.bool_ else xp.zeros
+        return Tensor(fill(shape, dtype=leaf.dtype))
+
+    return map_structure(placeholder, structure)
+
+
+def attach_masks(outputs, masks):
+    """Attach ``masks`` (one, or one per output) to the output Tensors that carry none
+    yet, as Keras 3 does after each call of a layer that supports masking."""
+    if masks is None:
+        return
+    flat = flatten(outputs)
+    flat_masks = flatten(masks) if isinstance(masks, (list, tuple)) else [masks] * len(flat)
+    for output, mask in zip(flat, flat_masks):
+        if mask is None or getattr(output, "_keras_mask", None) is not None:
+            continue
+        if isinstance(output, SymbolicTensor):
+            output._keras_mask = mask
+        elif isinstance(output, Tensor):
+            output._keras_mask = mask if isinstance(mask, Tensor) else Tensor(mask)
 
 
 def _shape_of(inputs):

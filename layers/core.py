@@ -44,6 +44,7 @@ class Dense(Layer):
         weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
         self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
 
     def build(self, input_shape):
         features = input_shape[-1]

@@ -13,7 +13,8 @@ class SymbolicTensor:
         index: which output of that node it is.
     """
 
-    __slots__ = ("shape", "dtype", "node", "index", "name")
+    # ``_keras_mask``: the symbolic mask a masking layer attached (as Keras' KerasTensor).
+    __slots__ = ("shape", "dtype", "node", "index", "name", "_keras_mask")
 
     def __init__(self, shape, dtype, node=None, index=0, name=None):
         self.shape = tuple(shape)

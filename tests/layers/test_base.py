@@ -289,6 +289,9 @@ class MaskedMean(Layer):
     def compute_output_shape(self, input_shape):
         return (input_shape[0], input_shape[2])
 
+    def compute_mask(self, inputs, mask=None):
+        return None  # consumes the mask (as Keras' GlobalAveragePooling1D)
+
 
 def _masked_batch():
     x = np.zeros((2, 4, 3), dtype="float32")
@@ -325,7 +328,8 @@ def test_non_masking_layer_stops_mask():
     inputs = lamina.Input((4, 3))
     blocked = layers.Lambda(lambda t: t * 1.0)(ZeroMasker()(inputs))  # no supports_masking
     model = lamina.Model(inputs, consumer(blocked))
-    out = model.predict(_masked_batch(), verbose=0)
+    with pytest.warns(UserWarning, match="does not support masking"):
+        out = model.predict(_masked_batch(), verbose=0)
     assert consumer.seen_mask is None
     np.testing.assert_allclose(out, _masked_batch().mean(axis=1), rtol=1e-6)
 
@@ -334,7 +338,8 @@ def test_compute_mask_default():
     x = ops.convert_to_tensor(np.ones((2, 3), dtype="float32"))
     mask = ops.convert_to_tensor(np.array([[True, False, True]] * 2))
     assert layers.Identity().compute_mask(x, mask) is mask  # supports_masking
-    assert layers.Dense(2).compute_mask(x, mask) is None
+    assert layers.Dense(2).compute_mask(x, mask) is mask  # Keras 3: Dense supports masking
+    assert layers.Flatten().compute_mask(x, mask) is None
 
 
 # ------------------------------------------------------------------ losses
