@@ -23,7 +23,11 @@ from ..backends.registry import Registry
 from .options import constraints as constraints_module
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
-from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_structure
+from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
+from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
+    warn_mask_dropped
+from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
+    map_structure, merge_traced_shapes, placeholders, rebuild_shapes
 
 LAYERS = Registry("layer")
 
@@ -113,8 +117,7 @@ class Layer:
 
         >>> class Scale(Layer):
         ...     def build(self, input_shape):
-        ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones",
-        ...                                  name="w")
+        ...         self.w = self.add_weight((input_shape[-1],), "ones", name="w")
         ...     def call(self, inputs):
         ...         return inputs * self.w
     """
@@ -142,6 +145,8 @@ class Layer:
         cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
         cls._overrides_compute_output_shape = (
             cls.compute_output_shape is not Layer.compute_output_shape)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = accept_legacy_shape_keywords(cls.__dict__["__init__"])
 
     def __init__(self, name=None, trainable=True, dtype=None, input_shape=None):
         if name is not None and not isinstance(name, str):
@@ -161,10 +166,10 @@ class Layer:
         self._call_losses = {}  # thread id -> penalties added in that thread's last pass
         self.activity_regularizer = None
         self._build_input_shape = None
+        self._batch_input_shape = None
         if input_shape is not None:
+            warnings.warn(INPUT_SHAPE_WARNING, stacklevel=3)
             self._batch_input_shape = (None,) + tuple(input_shape)
-        else:
-            self._batch_input_shape = None
 
     # ------------------------------------------------------------------ attributes
     def __setattr__(self, key, value):
@@ -213,12 +218,11 @@ class Layer:
                 for floating dtypes, ``"zeros"`` otherwise).
             dtype: the variable's dtype (default the layer's).
             trainable: ``False`` for state such as moving statistics.
-            autocast: accepted for Keras compatibility.
+            autocast, aggregation: as Keras' (``aggregation``: ``"none"``, ``"mean"``, ...).
             regularizer: optional penalty added to the training loss.
             constraint: optional projection applied after each optimizer update.
-            aggregation: Keras' multi-replica annotation (``"none"``, ``"mean"``, ...).
-            name: Keras' weight name (``"kernel"``, ``"bias"``, ...), keyword only in
-                practice: a string first argument raises ``ValueError`` as in Keras 3.
+            name: Keras' weight name (``"kernel"``, ...); a string first argument raises
+                ``ValueError`` as in Keras 3 (pass ``name=`` as a keyword).
         Returns:
             The :class:`Variable`.
         """
@@ -366,59 +370,29 @@ class Layer:
     def compute_output_shape(self, input_shape):
         """Output shape for ``input_shape``; by default found by tracing ``call`` (see
         :meth:`_traced_output_shape`)."""
-        placeholders = _rebuild_shapes(input_shape, iter(
+        placeholders = rebuild_shapes(input_shape, iter(
             SymbolicTensor(shape, dtype) for shape, dtype in
-            zip(_flat_shapes(input_shape), self._trace_dtypes(input_shape))))
+            zip(flat_shapes(input_shape), self._trace_dtypes(input_shape))))
         return self._traced_output_shape((placeholders,), {})
 
     def _trace_dtypes(self, input_shape):
         return getattr(self, "_last_input_dtypes", None) or [self.dtype] * len(
-            _flat_shapes(input_shape))
+            flat_shapes(input_shape))
 
     def _traced_output_shape(self, args, kwargs):
         """Run ``call`` twice on zeros standing for the symbolic arguments, with unknown
         axes set to 2 and then 3; output axes that differ between the runs are unknown."""
         traced = []
         for unknown in (2, 3):
-            call_args = [_placeholders(a, unknown) for a in args]
-            call_kwargs = {k: _placeholders(v, unknown) for k, v in kwargs.items()}
+            call_args = [placeholders(a, unknown) for a in args]
+            call_kwargs = {k: placeholders(v, unknown) for k, v in kwargs.items()}
             if self._call_accepts_training:
                 call_kwargs["training"] = False
-            with no_grad():
+            with no_grad(), np.errstate(all="ignore"):  # placeholder values mean nothing
                 outputs = self.call(*call_args, **call_kwargs)
             self._clear_call_losses()
             traced.append(map_structure(lambda t: tuple(t.shape), outputs))
-        return _merge_traced_shapes(*traced)
-
-    def _traced_mask_shapes(self, inputs, mask):
-        """The shapes of ``compute_mask``'s masks for symbolic ``inputs`` and ``mask``
-        (a shape, a list with None where an output has no mask, or None), traced like
-        :meth:`_traced_output_shape`."""
-        traced = []
-        for unknown in (2, 3):
-            with no_grad():
-                masks = self.compute_mask(_placeholders(inputs, unknown),
-                                          _placeholders(mask, unknown))
-            if masks is None:
-                return None
-            traced.append(map_structure(lambda m: None if m is None else tuple(m.shape),
-                                        masks))
-        if not isinstance(traced[0], list):
-            return _merge_traced_shapes(*traced)
-        return [None if a is None else _merge_traced_shapes(a, b) for a, b in zip(*traced)]
-
-    def _symbolic_output_masks(self, inputs, outputs, mask):
-        """Attach symbolic masks to a symbolic call's outputs, as the eager call will
-        attach real ones (Keras 3 keeps ``_keras_mask`` on symbolic tensors too)."""
-        if self._overrides_compute_mask:
-            shapes = self._traced_mask_shapes(inputs, mask)
-            if shapes is None:
-                return
-            masks = (SymbolicTensor(shapes, "bool") if is_shape(shapes) else
-                     [None if s is None else SymbolicTensor(s, "bool") for s in shapes])
-            attach_masks(outputs, masks)
-        elif self.supports_masking and mask is not None:
-            attach_masks(outputs, mask)
+        return merge_traced_shapes(*traced)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs: the input mask when ``supports_masking``, else None."""
@@ -438,10 +412,6 @@ class Layer:
     @classmethod
     def from_config(cls, config):
         """Rebuild a layer from ``get_config()`` output."""
-        config = dict(config)
-        batch_input_shape = config.pop("batch_input_shape", None)
-        if batch_input_shape is not None:
-            config["input_shape"] = tuple(batch_input_shape[1:])
         return cls(**config)
 
     # ------------------------------------------------------------------ calling
@@ -501,7 +471,7 @@ class Layer:
             mask = attached_mask(inputs)
             if args:
                 if self._call_mask_arguments:
-                    self._fill_argument_masks(inputs, args, kwargs)
+                    fill_argument_masks(self, (inputs, *args), kwargs)
             elif mask is not None and self._call_accepts_mask:
                 kwargs["mask"] = mask
         if not self._call_accepts_mask:
@@ -514,20 +484,8 @@ class Layer:
             if mask is not None or self._overrides_compute_mask:
                 attach_masks(outputs, self.compute_mask(inputs, mask))
         elif mask is not None:
-            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
-                          "an input with a mask attached to it. However, this layer does "
-                          "not support masking and will therefore destroy the mask "
-                          "information. Downstream layers will not see the mask.",
-                          stacklevel=2)
+            warn_mask_dropped(self)
         return outputs
-
-    def _fill_argument_masks(self, inputs, args, kwargs):
-        values = (inputs, *args)
-        for position, mask_name in self._call_mask_arguments:
-            if position < len(values) and kwargs.get(mask_name) is None:
-                mask = attached_mask(values[position])
-                if mask is not None:
-                    kwargs[mask_name] = mask
 
     def _convert_inputs(self, inputs):
         def convert(value):
@@ -570,7 +528,7 @@ class Layer:
             outputs = list(node.outputs)
         self._inbound_nodes.append(node)
         if self.supports_masking or self._overrides_compute_mask:
-            self._symbolic_output_masks(inputs, outputs, mask)
+            attach_symbolic_masks(self, inputs, outputs, mask)
         return outputs
 
     def _output_dtype(self, inputs):
@@ -603,71 +561,9 @@ class Layer:
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
 
 
-def attached_mask(inputs):
-    """The mask a masking layer attached to ``inputs`` (Keras' ``_keras_mask``): a Tensor
-    (a SymbolicTensor for symbolic inputs), a list with one entry per input of a list, or
-    None when no input carries one."""
-    if isinstance(inputs, (list, tuple)):
-        masks = [getattr(x, "_keras_mask", None) for x in inputs]
-        return masks if any(m is not None for m in masks) else None
-    return getattr(inputs, "_keras_mask", None)
-
-
-def _placeholders(structure, unknown):
-    """``structure`` with each SymbolicTensor replaced by a Tensor of its shape (unknown
-    axes set to ``unknown``): zeros, or ones for boolean masks."""
-    xp = state.backend().xp
-
-    def placeholder(leaf):
-        if not isinstance(leaf, SymbolicTensor):
-            return leaf
-        shape = tuple(unknown if s is None else s for s in leaf.shape)
-        fill = xp.ones if np.dtype(leaf.dtype) == np.bool_ else xp.zeros
-        return Tensor(fill(shape, dtype=leaf.dtype))
-
-    return map_structure(placeholder, structure)
-
-
-def attach_masks(outputs, masks):
-    """Attach ``masks`` (one, or one per output) to the output Tensors that carry none
-    yet, as Keras 3 does after each call of a layer that supports masking."""
-    if masks is None:
-        return
-    flat = flatten(outputs)
-    flat_masks = flatten(masks) if isinstance(masks, (list, tuple)) else [masks] * len(flat)
-    for output, mask in zip(flat, flat_masks):
-        if mask is None or getattr(output, "_keras_mask", None) is not None:
-            continue
-        if isinstance(output, SymbolicTensor):
-            output._keras_mask = mask
-        elif isinstance(output, Tensor):
-            output._keras_mask = mask if isinstance(mask, Tensor) else Tensor(mask)
-
-
 def _shape_of(inputs):
     if isinstance(inputs, Tensor):
         return tuple(inputs.data.shape)
     return map_structure(lambda t: None if t is None else tuple(t.shape), inputs)
 
 
-def _flat_shapes(structure):
-    if is_shape(structure):
-        return [tuple(structure)]
-    if isinstance(structure, dict):
-        return [s for key in sorted(structure) for s in _flat_shapes(structure[key])]
-    return [s for item in structure for s in _flat_shapes(item)]
-
-
-def _rebuild_shapes(structure, leaves):
-    """``structure`` of shapes with each shape replaced by the next of ``leaves``."""
-    if is_shape(structure):
-        return next(leaves)
-    if isinstance(structure, dict):
-        return {key: _rebuild_shapes(structure[key], leaves) for key in sorted(structure)}
-    return [_rebuild_shapes(item, leaves) for item in structure]
-
-
-def _merge_traced_shapes(first, second):
-    if is_shape(first):
-        return tuple(a if a == b else None for a, b in zip(first, second))
-    return [_merge_traced_shapes(a, b) for a, b in zip(first, second)]

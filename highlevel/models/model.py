@@ -2,7 +2,7 @@
 Sequential models. Training lives in :mod:`training` (the ``Trainer`` mixin)."""
 
 from ...layers.base import LAYERS, Layer, snake_case, unique_name
-from ...layers.symbolic import flatten, map_structure
+from ...layers.symbolic import flatten, is_shape, map_structure
 from ..saving import serialization
 from .functional import FunctionalGraph
 from .summary import print_summary
@@ -172,8 +172,10 @@ class Model(Trainer, Layer):
     def build(self, input_shape):
         """Create the weights of a subclassed model by running it once on zeros."""
         if self._graph is None and not self.built:
-            self.compute_output_shape(tuple(input_shape))
-            self._build_input_shape = tuple(input_shape)
+            if is_shape(input_shape):
+                input_shape = tuple(input_shape)
+            self.compute_output_shape(input_shape)   # a dict of shapes for dict inputs
+            self._build_input_shape = input_shape
         self.built = True
 
     # ------------------------------------------------------------------ config
