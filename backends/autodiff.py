@@ -95,7 +95,9 @@ class Tensor:
     ``np.asarray(t)`` and ``t.numpy()`` give the values as a NumPy array.
     """
 
-    __slots__ = ("data", "requires_grad", "node", "__weakref__")
+    # ``_keras_mask``: the mask a masking layer attached (Keras' attribute name; unset
+    # slots read as absent, so ops never pay for it).
+    __slots__ = ("data", "requires_grad", "node", "_keras_mask", "__weakref__")
     __array_priority__ = 1000
     # NumPy defers binary operators to us (``w * t`` calls ``t.__rmul__``).
     __array_ufunc__ = None
@@ -152,23 +154,46 @@ class Tensor:
 
 
 class Variable(Tensor):
-    """Trainable (or non-trainable) state owned by a layer or an optimizer.
+    """Trainable (or non-trainable) state owned by a layer or an optimizer, as Keras 3's
+    ``keras.Variable``.
 
     Args:
-        value: initial values (array-like).
-        trainable: whether optimizers update it and gradients flow to it.
-        name: a name such as ``"kernel"``; layers give their weights Keras' names.
+        initializer: the initial value (array-like) or a callable
+            ``initializer(shape, dtype=dtype)`` (an Initializer object) used with ``shape``.
+        shape: the shape, needed when ``initializer`` is a callable.
         dtype: dtype; defaults to the value's floating dtype or ``floatx()``.
+        trainable: whether optimizers update it and gradients flow to it.
+        autocast: accepted for Keras compatibility (lamina computes in the variable dtype).
+        aggregation: Keras' multi-replica annotation: ``"none"``, ``"mean"``, ``"sum"`` or
+            ``"only_first_replica"``.
+        name: a name such as ``"kernel"``; layers give their weights Keras' names.
+
+    A Variable is a Tensor: arithmetic (``v + 1``, ``v @ w``), ``lamina.ops`` and
+    ``np.asarray(v)`` use its current value and gradients flow to it.
 
     Example:
         >>> v = lamina.Variable(np.zeros(3, "float32"), name="bias")
-        >>> v.assign(np.ones(3, "float32"))
+        >>> v.assign_add(np.ones(3, "float32"))
     """
 
-    __slots__ = ("name", "_trainable", "path", "regularizer", "constraint")
+    __slots__ = ("name", "_trainable", "path", "regularizer", "constraint", "autocast",
+                 "aggregation")
 
-    def __init__(self, value, trainable=True, name=None, dtype=None):
-        super().__init__(value, requires_grad=trainable, dtype=dtype)
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, autocast=True,
+                 aggregation="none", name=None):
+        if aggregation is None:
+            aggregation = "none"
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError(f"Variable '{name}': aggregation must be one of {_AGGREGATIONS}, "
+                             f"got {aggregation!r}")
+        if callable(initializer) and not isinstance(initializer, Tensor):
+            if shape is None:
+                raise ValueError(f"Variable '{name}': an initializer needs a shape")
+            initializer = initializer(tuple(shape), dtype=dtype or state.floatx())
+        super().__init__(initializer, requires_grad=trainable, dtype=dtype)
+        if shape is not None and tuple(shape) != tuple(self.data.shape):
+            raise ValueError(f"Variable '{name}': initial value has shape "
+                             f"{tuple(self.data.shape)}, expected shape {tuple(shape)}")
         # A variable owns its memory: updates in place must never reach the caller's array.
         self.data = self.data.copy()
         self.name = name or "variable"
@@ -176,6 +201,8 @@ class Variable(Tensor):
         self._trainable = bool(trainable)
         self.regularizer = None
         self.constraint = None
+        self.autocast = bool(autocast)
+        self.aggregation = aggregation
 
     @property
     def trainable(self):
@@ -186,8 +213,13 @@ class Variable(Tensor):
         self._trainable = bool(value)
         self.requires_grad = self._trainable
 
+    @property
+    def value(self):
+        """The current value (Keras 3's ``variable.value``): the variable itself, a Tensor."""
+        return self
+
     def assign(self, value):
-        """Replace the values in place; the shape must stay the same."""
+        """Replace the values in place; the shape must stay the same. Returns the variable."""
         new = as_engine_array(value, self.data.dtype)
         if tuple(new.shape) != tuple(self.data.shape):
             raise ValueError(
@@ -195,9 +227,22 @@ class Variable(Tensor):
                 f"cannot assign a value of shape {tuple(new.shape)}"
             )
         self.data[...] = new
+        return self
+
+    def assign_add(self, value):
+        """``variable += value`` in place (Keras 3's ``assign_add``)."""
+        return self.assign(self.data + as_engine_array(value, self.data.dtype))
+
+    def assign_sub(self, value):
+        """``variable -= value`` in place (Keras 3's ``assign_sub``)."""
+        return self.assign(self.data - as_engine_array(value, self.data.dtype))
 
     def __repr__(self):
-        return f"Variable(name={self.name!r}, shape={self.shape}, dtype={self.dtype})"
+        return (f"<Variable path={self.path}, shape={self.shape}, dtype={self.dtype}, "
+                f"value={self.numpy()}>")
+
+
+_AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
 
 
 def as_engine_array(value, dtype=None):

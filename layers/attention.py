@@ -72,10 +72,10 @@ class _HeadProjection(Layer):
         k_init, b_init, k_reg, b_reg, k_con, b_con = self._settings
         if isinstance(k_init, initializers_module.Initializer):   # a fresh copy, as Keras
             k_init = type(k_init).from_config(k_init.get_config())
-        self.kernel = self.add_weight("kernel", in_dims + self.out_dims, k_init,
-                                      regularizer=k_reg, constraint=k_con)
-        self.bias = (self.add_weight("bias", self.out_dims, b_init, regularizer=b_reg,
-                                     constraint=b_con) if self.use_bias else None)
+        self.kernel = self.add_weight(in_dims + self.out_dims, k_init,
+                                      regularizer=k_reg, constraint=k_con, name="kernel")
+        self.bias = (self.add_weight(self.out_dims, b_init, regularizer=b_reg,
+                                     constraint=b_con, name="bias") if self.use_bias else None)
         for weight in self.weights:
             weight.path = f"{self._outer.name}/{self.name}/{weight.name}"
         self._outer._sync_requires_grad(True)   # a frozen attention layer freezes these
@@ -318,8 +318,8 @@ class Attention(Layer):
 
     def build(self, input_shape):
         self._validate(input_shape)
-        self.scale = self.add_weight("scale", (), "ones") if self.use_scale else None
-        self.concat_score_weight = (self.add_weight("concat_score_weight", (), "ones")
+        self.scale = self.add_weight((), "ones", name="scale") if self.use_scale else None
+        self.concat_score_weight = (self.add_weight((), "ones", name="concat_score_weight")
                                     if self.score_mode == "concat" else None)
         self.built = True
 

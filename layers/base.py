@@ -13,6 +13,7 @@ import inspect
 import math
 import re
 import threading
+import warnings
 
 import numpy as np
 
@@ -22,7 +23,11 @@ from ..backends.registry import Registry
 from .options import constraints as constraints_module
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
-from .symbolic import Node, SymbolicTensor, flatten, is_shape, is_symbolic, map_structure
+from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
+from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
+    warn_mask_dropped
+from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
+    map_structure, merge_traced_shapes, placeholders, rebuild_shapes
 
 LAYERS = Registry("layer")
 
@@ -112,7 +117,7 @@ class Layer:
 
         >>> class Scale(Layer):
         ...     def build(self, input_shape):
-        ...         self.w = self.add_weight("w", (input_shape[-1],), "ones")
+        ...         self.w = self.add_weight((input_shape[-1],), "ones", name="w")
         ...     def call(self, inputs):
         ...         return inputs * self.w
     """
@@ -121,6 +126,8 @@ class Layer:
     input_spec = None
     _call_accepts_training = False
     _call_accepts_mask = False
+    _call_mask_arguments = ()
+    _overrides_compute_mask = False
     _overrides_compute_output_shape = False
 
     def __init_subclass__(cls, **kwargs):
@@ -129,8 +136,17 @@ class Layer:
         parameters = inspect.signature(cls.call).parameters
         cls._call_accepts_training = "training" in parameters
         cls._call_accepts_mask = "mask" in parameters
+        # Keras' ``{argument}_mask`` convention for calls with several tensor arguments
+        # (``query_mask`` for ``query``): (position among the call's arguments, mask name).
+        positional = [name for name, p in parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+        cls._call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
+                                         if f"{name}_mask" in parameters)
+        cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
         cls._overrides_compute_output_shape = (
             cls.compute_output_shape is not Layer.compute_output_shape)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = accept_legacy_shape_keywords(cls.__dict__["__init__"])
 
     def __init__(self, name=None, trainable=True, dtype=None, input_shape=None):
         if name is not None and not isinstance(name, str):
@@ -150,10 +166,10 @@ class Layer:
         self._call_losses = {}  # thread id -> penalties added in that thread's last pass
         self.activity_regularizer = None
         self._build_input_shape = None
+        self._batch_input_shape = None
         if input_shape is not None:
+            warnings.warn(INPUT_SHAPE_WARNING, stacklevel=3)
             self._batch_input_shape = (None,) + tuple(input_shape)
-        else:
-            self._batch_input_shape = None
 
     # ------------------------------------------------------------------ attributes
     def __setattr__(self, key, value):
@@ -191,33 +207,54 @@ class Layer:
             layer._sync_requires_grad(enabled)
 
     # ------------------------------------------------------------------ weights
-    def add_weight(self, name, shape, initializer="glorot_uniform", dtype=None,
-                   trainable=True, regularizer=None, constraint=None):
-        """Create a weight Variable owned by this layer.
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   autocast=True, regularizer=None, constraint=None, aggregation="none",
+                   name=None):
+        """Create a weight Variable owned by this layer (Keras 3's signature and order).
 
         Args:
-            name: Keras' weight name (``"kernel"``, ``"bias"``, ``"gamma"``, ...).
-            shape: tuple of ints.
-            initializer: a name, config dict or Initializer.
+            shape: tuple of ints (default ``()``, a scalar).
+            initializer: a name, config dict or Initializer (default ``"glorot_uniform"``
+                for floating dtypes, ``"zeros"`` otherwise).
+            dtype: the variable's dtype (default the layer's).
             trainable: ``False`` for state such as moving statistics.
+            autocast, aggregation: as Keras' (``aggregation``: ``"none"``, ``"mean"``, ...).
             regularizer: optional penalty added to the training loss.
+            constraint: optional projection applied after each optimizer update.
+            name: Keras' weight name (``"kernel"``, ...); a string first argument raises
+                ``ValueError`` as in Keras 3 (pass ``name=`` as a keyword).
         Returns:
             The :class:`Variable`.
         """
-        shape = tuple(int(s) for s in shape)
+        if isinstance(shape, str):
+            raise ValueError(f"Layer '{self.name}': `name` must be passed as a keyword "
+                             f"argument. Received: add_weight('{shape}', ...). "
+                             f"Use: add_weight(shape=..., name='{shape}').")
+        shape = () if shape is None else tuple(int(s) for s in shape)
+        name = name or "variable"
         if any(s < 0 for s in shape):
             raise ValueError(f"Layer '{self.name}' weight '{name}' needs a non-negative "
                              f"shape, got {shape}")
         _charge_weight_budget(self, name, shape)
-        dtype = dtype or self.dtype
+        dtype = np.dtype(dtype or self.dtype).name
+        if initializer is None:
+            initializer = "glorot_uniform" if np.dtype(dtype).kind == "f" else "zeros"
         value = initializers_module.get(initializer)(shape, dtype=dtype)
-        variable = Variable(value, trainable=trainable, name=name, dtype=dtype)
+        variable = Variable(value, dtype=dtype, trainable=trainable, autocast=autocast,
+                            aggregation=aggregation, name=name)
         variable.requires_grad = trainable and self._trainable
         variable.path = f"{self.name}/{name}"
         variable.regularizer = None if regularizer is None else regularizers_module.get(regularizer)
         variable.constraint = constraints_module.get(constraint)
         self._own_weights.append(variable)
         return variable
+
+    def add_variable(self, shape, initializer, dtype=None, trainable=True, autocast=True,
+                     regularizer=None, constraint=None, name=None):
+        """Keras 3's alias of :meth:`add_weight`."""
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype,
+                               trainable=trainable, autocast=autocast,
+                               regularizer=regularizer, constraint=constraint, name=name)
 
     def _tracked_layers(self):
         return self._sublayers
@@ -255,6 +292,21 @@ class Layer:
             return self._collect_weights(self._own_weights, lambda layer: layer.weights)
         return self._collect_weights([w for w in self._own_weights if not w.trainable],
                                      lambda layer: layer.non_trainable_weights)
+
+    @property
+    def variables(self):
+        """Every Variable of the layer (Keras 3's ``variables``; the same as ``weights``)."""
+        return self.weights
+
+    @property
+    def trainable_variables(self):
+        """Keras 3's name for :attr:`trainable_weights`."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        """Keras 3's name for :attr:`non_trainable_weights`."""
+        return self.non_trainable_weights
 
     def get_weights(self):
         """The weights' values as NumPy arrays, in ``weights`` order."""
@@ -318,36 +370,29 @@ class Layer:
     def compute_output_shape(self, input_shape):
         """Output shape for ``input_shape``; by default found by tracing ``call`` (see
         :meth:`_traced_output_shape`)."""
-        placeholders = _rebuild_shapes(input_shape, iter(
+        placeholders = rebuild_shapes(input_shape, iter(
             SymbolicTensor(shape, dtype) for shape, dtype in
-            zip(_flat_shapes(input_shape), self._trace_dtypes(input_shape))))
+            zip(flat_shapes(input_shape), self._trace_dtypes(input_shape))))
         return self._traced_output_shape((placeholders,), {})
 
     def _trace_dtypes(self, input_shape):
         return getattr(self, "_last_input_dtypes", None) or [self.dtype] * len(
-            _flat_shapes(input_shape))
+            flat_shapes(input_shape))
 
     def _traced_output_shape(self, args, kwargs):
         """Run ``call`` twice on zeros standing for the symbolic arguments, with unknown
         axes set to 2 and then 3; output axes that differ between the runs are unknown."""
         traced = []
-        xp = state.backend().xp
         for unknown in (2, 3):
-            def placeholder(leaf):
-                if not isinstance(leaf, SymbolicTensor):
-                    return leaf
-                shape = tuple(unknown if s is None else s for s in leaf.shape)
-                return Tensor(xp.zeros(shape, dtype=leaf.dtype))
-
-            call_args = [map_structure(placeholder, a) for a in args]
-            call_kwargs = {k: map_structure(placeholder, v) for k, v in kwargs.items()}
+            call_args = [placeholders(a, unknown) for a in args]
+            call_kwargs = {k: placeholders(v, unknown) for k, v in kwargs.items()}
             if self._call_accepts_training:
                 call_kwargs["training"] = False
-            with no_grad():
+            with no_grad(), np.errstate(all="ignore"):  # placeholder values mean nothing
                 outputs = self.call(*call_args, **call_kwargs)
             self._clear_call_losses()
             traced.append(map_structure(lambda t: tuple(t.shape), outputs))
-        return _merge_traced_shapes(*traced)
+        return merge_traced_shapes(*traced)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs: the input mask when ``supports_masking``, else None."""
@@ -367,10 +412,6 @@ class Layer:
     @classmethod
     def from_config(cls, config):
         """Rebuild a layer from ``get_config()`` output."""
-        config = dict(config)
-        batch_input_shape = config.pop("batch_input_shape", None)
-        if batch_input_shape is not None:
-            config["input_shape"] = tuple(batch_input_shape[1:])
         return cls(**config)
 
     # ------------------------------------------------------------------ calling
@@ -423,12 +464,27 @@ class Layer:
             self._check_input_spec(inputs.data.shape)
         if not self._call_accepts_training:
             kwargs.pop("training", None)
+        mask = kwargs.get("mask")
+        if mask is None:
+            # Keras 3: the mask attached to the inputs (``_keras_mask``) fills ``mask``
+            # (one tensor argument) or ``{argument}_mask`` (several).
+            mask = attached_mask(inputs)
+            if args:
+                if self._call_mask_arguments:
+                    fill_argument_masks(self, (inputs, *args), kwargs)
+            elif mask is not None and self._call_accepts_mask:
+                kwargs["mask"] = mask
         if not self._call_accepts_mask:
             kwargs.pop("mask", None)
         outputs = self.call(inputs, *args, **kwargs)
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
                 self.add_loss(self.activity_regularizer(output))
+        if self.supports_masking or self._overrides_compute_mask:
+            if mask is not None or self._overrides_compute_mask:
+                attach_masks(outputs, self.compute_mask(inputs, mask))
+        elif mask is not None:
+            warn_mask_dropped(self)
         return outputs
 
     def _convert_inputs(self, inputs):
@@ -451,10 +507,16 @@ class Layer:
         self._check_input_spec(input_shape)
         extra_symbolic = any(is_symbolic(a) for a in args) or any(
             is_symbolic(v) for v in kwargs.values())
+        mask = kwargs.get("mask")
+        if mask is None and not args:
+            mask = attached_mask(inputs)
         if self._overrides_compute_output_shape and not extra_symbolic:
             output_shape = self.compute_output_shape(input_shape)
         else:
-            output_shape = self._traced_output_shape((inputs, *args), kwargs)
+            trace_kwargs = kwargs
+            if mask is not None and self._call_accepts_mask and "mask" not in kwargs:
+                trace_kwargs = {**kwargs, "mask": mask}   # for the trace only, not the node
+            output_shape = self._traced_output_shape((inputs, *args), trace_kwargs)
         node = Node(self, (inputs, *args), kwargs)
         output_dtype = self._output_dtype(inputs)
         if is_shape(output_shape):
@@ -465,10 +527,35 @@ class Layer:
                             for i, shape in enumerate(output_shape)]
             outputs = list(node.outputs)
         self._inbound_nodes.append(node)
+        if self.supports_masking or self._overrides_compute_mask:
+            attach_symbolic_masks(self, inputs, outputs, mask)
         return outputs
 
     def _output_dtype(self, inputs):
         return self.dtype
+
+    # ------------------------------------------------------------------ graph position
+    def _node_attribute(self, attribute, what):
+        """``attribute`` of the first node (first symbolic call), as Keras' ``input`` and
+        ``output``: one tensor, or a list when the call had several."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus "
+                                 f"has no defined {what}.")
+        values = getattr(self._inbound_nodes[0], attribute)
+        return values[0] if len(values) == 1 else list(values)
+
+    @property
+    def input(self):
+        """The symbolic input(s) of the layer's first call on symbolic tensors (Keras'
+        ``layer.input``); ``AttributeError`` if it was never called so."""
+        return self._node_attribute("flat_inputs", "input")
+
+    @property
+    def output(self):
+        """The symbolic output(s) of the layer's first call on symbolic tensors: with
+        ``model.inputs``, the feature-extraction idiom ``Model(model.inputs,
+        model.get_layer(name).output)``."""
+        return self._node_attribute("outputs", "output")
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
@@ -480,24 +567,3 @@ def _shape_of(inputs):
     return map_structure(lambda t: None if t is None else tuple(t.shape), inputs)
 
 
-def _flat_shapes(structure):
-    if is_shape(structure):
-        return [tuple(structure)]
-    if isinstance(structure, dict):
-        return [s for key in sorted(structure) for s in _flat_shapes(structure[key])]
-    return [s for item in structure for s in _flat_shapes(item)]
-
-
-def _rebuild_shapes(structure, leaves):
-    """``structure`` of shapes with each shape replaced by the next of ``leaves``."""
-    if is_shape(structure):
-        return next(leaves)
-    if isinstance(structure, dict):
-        return {key: _rebuild_shapes(structure[key], leaves) for key in sorted(structure)}
-    return [_rebuild_shapes(item, leaves) for item in structure]
-
-
-def _merge_traced_shapes(first, second):
-    if is_shape(first):
-        return tuple(a if a == b else None for a, b in zip(first, second))
-    return [_merge_traced_shapes(a, b) for a, b in zip(first, second)]

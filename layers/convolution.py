@@ -72,10 +72,10 @@ class BaseConv(Layer):
         self._check_geometry(input_shape)
         self._build_kernels(channels)
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self._output_channels(channels),),
+            self.bias = self.add_weight((self._output_channels(channels),),
                                         self.bias_initializer,
                                         regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+                                        constraint=self.bias_constraint, name="bias")
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: channels})
         self.built = True
 
@@ -120,8 +120,8 @@ class BaseConv(Layer):
         return (input_shape[0], *spatial, out_channels)
 
     def _add_kernel(self, name, shape, initializer, regularizer, constraint):
-        return self.add_weight(name, shape, initializer, regularizer=regularizer,
-                               constraint=constraint)
+        return self.add_weight(shape, initializer, regularizer=regularizer,
+                               constraint=constraint, name=name)
 
     def get_config(self):
         return {**super().get_config(),

@@ -44,18 +44,19 @@ class Dense(Layer):
         weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
         self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
 
     def build(self, input_shape):
         features = input_shape[-1]
         if features is None:
             raise ValueError(f"Layer '{self.name}' needs a known last input dimension, "
                              f"got input shape {tuple(input_shape)}")
-        self.kernel = self.add_weight("kernel", (features, self.units), self.kernel_initializer,
+        self.kernel = self.add_weight((features, self.units), self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = (self.add_weight("bias", (self.units,), self.bias_initializer,
+                                      constraint=self.kernel_constraint, name="kernel")
+        self.bias = (self.add_weight((self.units,), self.bias_initializer,
                                      regularizer=self.bias_regularizer,
-                                     constraint=self.bias_constraint)
+                                     constraint=self.bias_constraint, name="bias")
                      if self.use_bias else None)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: features})
         self.built = True

@@ -46,8 +46,9 @@ class Embedding(Layer):
 
     def build(self, input_shape):
         self.embeddings = self.add_weight(
-            "embeddings", (self.input_dim, self.output_dim), self.embeddings_initializer,
-            regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint)
+            (self.input_dim, self.output_dim), self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint,
+            name="embeddings")
         self.built = True
 
     def _ids(self, inputs):

@@ -36,8 +36,7 @@ class InputLayer(Layer):
         self.sparse = sparse
         self.built = True
         node = Node(self, (), {})
-        self.output = SymbolicTensor(batch_shape, self.dtype, node, 0, name=self.name)
-        node.outputs = [self.output]
+        node.outputs = [SymbolicTensor(batch_shape, self.dtype, node, 0, name=self.name)]
         self._inbound_nodes.append(node)
 
     def call(self, inputs):

@@ -53,13 +53,13 @@ class BaseNormalization(Layer):
         scale = self.scale if scale is None else scale
         center = self.center if center is None else center
         if scale:
-            self.gamma = self.add_weight("gamma", (channels,), self.gamma_initializer,
+            self.gamma = self.add_weight((channels,), self.gamma_initializer,
                                          regularizer=self.gamma_regularizer,
-                                         constraint=self.gamma_constraint)
+                                         constraint=self.gamma_constraint, name="gamma")
         if center:
-            self.beta = self.add_weight("beta", (channels,), self.beta_initializer,
+            self.beta = self.add_weight((channels,), self.beta_initializer,
                                         regularizer=self.beta_regularizer,
-                                        constraint=self.beta_constraint)
+                                        constraint=self.beta_constraint, name="beta")
         self.input_spec = InputSpec(min_ndim=2, axes={-1: channels})
         return channels
 
@@ -114,11 +114,11 @@ class BatchNormalization(BaseNormalization):
 
     def build(self, input_shape):
         channels = self._build_affine(input_shape)
-        self.moving_mean = self.add_weight("moving_mean", (channels,),
-                                           self.moving_mean_initializer, trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", (channels,),
+        self.moving_mean = self.add_weight((channels,), self.moving_mean_initializer,
+                                           trainable=False, name="moving_mean")
+        self.moving_variance = self.add_weight((channels,),
                                                self.moving_variance_initializer,
-                                               trainable=False)
+                                               trainable=False, name="moving_variance")
         self.built = True
 
     def _frozen(self):

@@ -73,11 +73,12 @@ class Normalization(Layer):
                                       for a in range(ndim))
         self._stats_shape = tuple(input_shape[a] for a in self._keep)
         if self.input_mean is None:
-            self.adapt_mean = self.add_weight("mean", self._stats_shape, "zeros",
-                                              trainable=False)
-            self.adapt_variance = self.add_weight("variance", self._stats_shape, "ones",
-                                                  trainable=False)
-            self.count = self.add_weight("count", (), "zeros", dtype="int64", trainable=False)
+            self.adapt_mean = self.add_weight(self._stats_shape, "zeros",
+                                              trainable=False, name="mean")
+            self.adapt_variance = self.add_weight(self._stats_shape, "ones",
+                                                  trainable=False, name="variance")
+            self.count = self.add_weight((), "zeros", dtype="int64", trainable=False,
+                                         name="count")
         else:
             mean, variance = self._given_statistics()
             backend = state.backend()

@@ -1,5 +1,11 @@
 """Symbolic tensors and nodes: what calling a layer on ``Input(...)`` records for the
-functional API. A model walks these nodes; no array is computed here."""
+functional API. A model walks these nodes; no array is computed here (the tracing helpers
+at the end make the zero placeholders that find output shapes)."""
+
+import numpy as np
+
+from ..backends import state
+from ..backends.autodiff import Tensor
 
 
 class SymbolicTensor:
@@ -13,7 +19,8 @@ class SymbolicTensor:
         index: which output of that node it is.
     """
 
-    __slots__ = ("shape", "dtype", "node", "index", "name")
+    # ``_keras_mask``: the symbolic mask a masking layer attached (as Keras' KerasTensor).
+    __slots__ = ("shape", "dtype", "node", "index", "name", "_keras_mask")
 
     def __init__(self, shape, dtype, node=None, index=0, name=None):
         self.shape = tuple(shape)
@@ -104,3 +111,44 @@ def is_shape(value):
     """True for one shape (a tuple/list of ints or None), False for a list of shapes."""
     return isinstance(value, (tuple, list)) and all(
         v is None or isinstance(v, int) for v in value)
+
+
+# ---------------------------------------------------------------------------- tracing
+def flat_shapes(structure):
+    """The shapes in a structure of shapes (dicts by sorted key), as a flat list."""
+    if is_shape(structure):
+        return [tuple(structure)]
+    if isinstance(structure, dict):
+        return [s for key in sorted(structure) for s in flat_shapes(structure[key])]
+    return [s for item in structure for s in flat_shapes(item)]
+
+
+def rebuild_shapes(structure, leaves):
+    """``structure`` of shapes with each shape replaced by the next of ``leaves``."""
+    if is_shape(structure):
+        return next(leaves)
+    if isinstance(structure, dict):
+        return {key: rebuild_shapes(structure[key], leaves) for key in sorted(structure)}
+    return [rebuild_shapes(item, leaves) for item in structure]
+
+
+def merge_traced_shapes(first, second):
+    """Two traces' shapes merged: axes that differ between them are unknown (None)."""
+    if is_shape(first):
+        return tuple(a if a == b else None for a, b in zip(first, second))
+    return [merge_traced_shapes(a, b) for a, b in zip(first, second)]
+
+
+def placeholders(structure, unknown):
+    """``structure`` with each SymbolicTensor replaced by a Tensor of its shape (unknown
+    axes set to ``unknown``): zeros, or ones for boolean masks."""
+    xp = state.backend().xp
+
+    def placeholder(leaf):
+        if not isinstance(leaf, SymbolicTensor):
+            return leaf
+        shape = tuple(unknown if s is None else s for s in leaf.shape)
+        fill = xp.ones if np.dtype(leaf.dtype) == np.bool_ else xp.zeros
+        return Tensor(fill(shape, dtype=leaf.dtype))
+
+    return map_structure(placeholder, structure)

@@ -4,7 +4,7 @@ Built once from the ``Node`` records that calling layers on ``Input`` tensors le
 topological order is computed at construction, so running is one loop over nodes.
 """
 
-from ...layers.base import Layer
+from ...layers.base import attach_masks
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor, flatten, map_structure, pack_like
 
@@ -33,9 +33,6 @@ class FunctionalGraph:
                                  f"layers on Input(...); output {position} is {tensor!r}")
         self.nodes = self._order_nodes()
         self.layers = self._ordered_layers()
-        # Resolved once: does a node's layer compute masks of its own (not just pass them)?
-        self._plan = [(node, type(node.layer).compute_mask is not Layer.compute_mask)
-                      for node in self.nodes]
 
     def _order_nodes(self):
         """Execution order: depth-first from each output, inputs in argument order (as
@@ -86,48 +83,35 @@ class FunctionalGraph:
     def run(self, inputs, training=False, masks=None):
         """Execute the graph on real tensors.
 
+        Masks travel on the tensors (``_keras_mask``, attached by each layer's
+        ``__call__``), as in Keras 3.
+
         Args:
             inputs: flat list of Tensors, one per model input.
             training: passed to layers whose ``call`` accepts it.
-            masks: optional flat list of input masks.
+            masks: optional flat list of input masks (attached to the inputs).
         Returns:
             (flat list of output Tensors, flat list of output masks or None).
         """
-        values = {id(t): v for t, v in zip(self.flat_inputs, inputs)}
-        mask_values = {}
         if masks is not None:
-            mask_values = {id(t): m for t, m in zip(self.flat_inputs, masks) if m is not None}
+            for tensor, mask in zip(inputs, masks):
+                attach_masks(tensor, mask)
+        values = {id(t): v for t, v in zip(self.flat_inputs, inputs)}
 
         def real(leaf):
             return values[id(leaf)] if isinstance(leaf, SymbolicTensor) else leaf
 
-        for node, makes_mask in self._plan:
+        for node in self.nodes:
             layer = node.layer
             args = [map_structure(real, a) for a in node.args]
             kwargs = {k: map_structure(real, v) for k, v in node.kwargs.items()}
             if layer._call_accepts_training and "training" not in kwargs:
                 kwargs["training"] = training
-            input_mask = None
-            if mask_values:
-                first = node.args[0]
-                input_mask = map_structure(lambda t: mask_values.get(id(t)), first)
-                if all(m is None for m in flatten(input_mask)):
-                    input_mask = None
-                elif layer._call_accepts_mask and "mask" not in kwargs:
-                    kwargs["mask"] = input_mask
             result = layer(*args, **kwargs)
-            flat_result = flatten(result)
-            for tensor, value in zip(node.outputs, flat_result):
+            for tensor, value in zip(node.outputs, flatten(result)):
                 values[id(tensor)] = value
-            if input_mask is not None or makes_mask:
-                out_mask = layer.compute_mask(args[0], input_mask)
-                if out_mask is not None:
-                    for tensor, value in zip(node.outputs, flatten(out_mask)
-                                             if isinstance(out_mask, (list, tuple))
-                                             else [out_mask] * len(node.outputs)):
-                        mask_values[id(tensor)] = value
         outputs = [values[id(t)] for t in self.flat_outputs]
-        return outputs, [mask_values.get(id(t)) for t in self.flat_outputs]
+        return outputs, [getattr(t, "_keras_mask", None) for t in outputs]
 
     def pack_outputs(self, flat):
         """Arrange flat output values like the ``outputs`` given at construction."""

@@ -2,7 +2,7 @@
 Sequential models. Training lives in :mod:`training` (the ``Trainer`` mixin)."""
 
 from ...layers.base import LAYERS, Layer, snake_case, unique_name
-from ...layers.symbolic import flatten
+from ...layers.symbolic import flatten, is_shape, map_structure
 from ..saving import serialization
 from .functional import FunctionalGraph
 from .summary import print_summary
@@ -57,6 +57,37 @@ class Model(Trainer, Layer):
         return None if self._graph is None else list(self._graph.flat_outputs)
 
     @property
+    def input(self):
+        """The symbolic input(s) as given to the constructor (Keras' ``model.input``)."""
+        if self._graph is None:
+            return Layer.input.fget(self)
+        return self._graph.inputs
+
+    @property
+    def output(self):
+        """The symbolic output(s) as given to the constructor (Keras' ``model.output``)."""
+        if self._graph is None:
+            return Layer.output.fget(self)
+        return self._graph.outputs
+
+    @property
+    def input_shape(self):
+        """The input shape(s), batch axis ``None`` (one shape for a single input)."""
+        return self._structure_shapes(self.input)
+
+    @property
+    def output_shape(self):
+        """The output shape(s), batch axis ``None`` (one shape for a single output)."""
+        return self._structure_shapes(self.output)
+
+    @staticmethod
+    def _structure_shapes(structure):
+        shapes = map_structure(lambda t: t.shape, structure)
+        if isinstance(shapes, list) and len(shapes) == 1:
+            return shapes[0]
+        return shapes
+
+    @property
     def input_names(self):
         return [] if self._graph is None else [t.node.layer.name for t in self._graph.flat_inputs]
 
@@ -87,10 +118,16 @@ class Model(Trainer, Layer):
                       layer_range=layer_range)
 
     # ------------------------------------------------------------------ calling
+    supports_masking = True     # masks reach the layers inside; they attach the outputs'
+
+    def compute_mask(self, inputs, mask=None):
+        """None: the layers inside attach the output masks as they run (Keras 3)."""
+        return None
+
     def call(self, inputs, training=None, mask=None):
         if self._graph is None:
             raise NotImplementedError(f"model '{self.name}' is subclassed: define call()")
-        flat, masks = self._graph.run(self._flatten_inputs(inputs), training=training,
+        flat, _ = self._graph.run(self._flatten_inputs(inputs), training=training,
                                       masks=None if mask is None else flatten(mask))
         return self._graph.pack_outputs(flat)
 
@@ -138,8 +175,10 @@ class Model(Trainer, Layer):
     def build(self, input_shape):
         """Create the weights of a subclassed model by running it once on zeros."""
         if self._graph is None and not self.built:
-            self.compute_output_shape(tuple(input_shape))
-            self._build_input_shape = tuple(input_shape)
+            if is_shape(input_shape):
+                input_shape = tuple(input_shape)
+            self.compute_output_shape(input_shape)   # a dict of shapes for dict inputs
+            self._build_input_shape = input_shape
         self.built = True
 
     # ------------------------------------------------------------------ config

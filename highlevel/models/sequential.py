@@ -1,6 +1,6 @@
 """``Sequential``: a plain stack of layers, each feeding the next."""
 
-from ...layers.base import LAYERS, Layer, unique_name
+from ...layers.base import LAYERS, Layer, attach_masks, unique_name
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor
 from ..saving import serialization
@@ -27,6 +27,7 @@ class Sequential(Model):
 
     def __init__(self, layers=None, name=None, trainable=True):
         Model.__init__(self, name=name or unique_name("sequential"), trainable=trainable)
+        self._graph_nodes = []          # the nodes of the current graph
         self._input_layer = None
         self._stack = []
         for layer in layers or []:
@@ -73,6 +74,11 @@ class Sequential(Model):
         return layer
 
     def _rebuild(self):
+        # Drop the nodes of the previous graph, so ``layer.output`` is this graph's.
+        for node in self._graph_nodes:
+            if node in node.layer._inbound_nodes:
+                node.layer._inbound_nodes.remove(node)
+        self._graph_nodes = []
         self._sublayers = list(self._stack)
         self._graph = None
         self.built = False
@@ -83,14 +89,14 @@ class Sequential(Model):
         tensor = self._input_layer.output
         for layer in self._stack:
             tensor = layer(tensor)
+            if isinstance(tensor, SymbolicTensor):
+                self._graph_nodes.append(tensor.node)
             if not isinstance(tensor, SymbolicTensor):
                 raise ValueError(f"Sequential '{self.name}': layer '{layer.name}' returns "
                                  "several outputs; use the functional API")
         self._graph = FunctionalGraph(self._input_layer.output, tensor)
         self._build_input_shape = self._input_layer.batch_shape
-        self._call_plan = [(layer, layer._call_accepts_training, layer._call_accepts_mask,
-                            type(layer).compute_mask is not Layer.compute_mask)
-                           for layer in self._stack]
+        self._call_plan = [(layer, layer._call_accepts_training) for layer in self._stack]
         self.built = True
 
     @property
@@ -108,19 +114,13 @@ class Sequential(Model):
         self._rebuild()
 
     def call(self, inputs, training=None, mask=None):
+        # Masks travel on the tensors (each layer's __call__ attaches its output mask).
+        attach_masks(inputs, mask)
         x = inputs
-        for layer, accepts_training, accepts_mask, makes_mask in self._call_plan:
-            kwargs = {"training": training} if accepts_training else {}
-            if mask is None and not makes_mask:
-                # No reference to the previous activation is kept, so each one is freed
-                # as soon as the next exists.
-                x = layer(x, **kwargs)
-                continue
-            if accepts_mask and mask is not None:
-                kwargs["mask"] = mask
-            layer_input = x
-            x = layer(x, **kwargs)
-            mask = layer.compute_mask(layer_input, mask)
+        for layer, accepts_training in self._call_plan:
+            # No reference to the previous activation is kept, so each one is freed as
+            # soon as the next exists.
+            x = layer(x, training=training) if accepts_training else layer(x)
         return x
 
     def _convert_inputs(self, inputs):

@@ -71,6 +71,8 @@ class ArrayData:
         target_dtype: dtype that floating targets are cast to.
         source: what the arrays were passed as, for error messages (``"x"``,
             ``"validation_data"``).
+        input_keys: the dict keys of ``x`` for a model without named inputs (a subclassed
+            model reading ``inputs["a"]``): batches are handed to it as dicts again.
 
     Raises:
         ValueError: no samples, inputs/targets/weights of different lengths, or
@@ -78,8 +80,9 @@ class ArrayData:
     """
 
     def __init__(self, x, y=None, sample_weight=None, input_dtypes=None, target_dtype=None,
-                 source="x"):
+                 source="x", input_keys=None):
         backend = state.backend()
+        self.input_keys = input_keys
         xs = [_to_numpy(v, "x") for v in x]
         ys = None if y is None else [_to_numpy(v, "y") for v in y]
         lengths = {len(a) if a.ndim else 1 for a in xs}
@@ -124,6 +127,7 @@ class ArrayData:
         clone.y = None if self.y is None else [a[index] for a in self.y]
         clone.sample_weight = None if self.sample_weight is None else self.sample_weight[index]
         clone.size = len(clone.x[0])
+        clone.input_keys = self.input_keys
         clone._buffers = {}
         return clone
 

@@ -165,16 +165,21 @@ class Trainer:
             return None
         return [t.dtype for t in graph.flat_inputs]
 
+    def _input_arrays(self, x):
+        """(list of input arrays, dict keys or None): a model without named inputs (a
+        subclassed one) given a dict gets its batches as dicts with those keys."""
+        keys = sorted(x) if isinstance(x, dict) and not self.input_names else None
+        return structure_to_list(x, self.input_names or keys or ["input"], "x"), keys
+
     def _adapt_arrays(self, x, y, sample_weight, class_weight=None, source="x"):
-        names = self.input_names or ["input"]
-        xs = structure_to_list(x, names, "x")
+        xs, keys = self._input_arrays(x)
         ys = structure_to_list(y, self._output_names_for_compile(), "y")
         if class_weight is not None:
             if ys is None or len(ys) != 1:
                 raise ValueError("class_weight needs a single-output model and y")
             cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
             sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
-        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype, source)
+        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype, source, keys)
         self._check_data_shapes(data.x)
         return data
 
@@ -206,8 +211,8 @@ class Trainer:
             for step, (bx, by, bw) in enumerate(x.batches(batch_size, order)):
                 if steps is not None and step >= steps:
                     return
-                yield (self._single_or_list(bx), None if by is None else self._single_or_list(by),
-                       bw)
+                bx = dict(zip(x.input_keys, bx)) if x.input_keys else self._single_or_list(bx)
+                yield bx, None if by is None else self._single_or_list(by), bw
             return
         if is_sequence_like(x):
             count = len(x) if steps is None else min(steps, len(x))
@@ -372,8 +377,8 @@ class Trainer:
         if is_sequence_like(x) or is_generator_like(x):
             data = x
         else:
-            names = self.input_names or ["input"]
-            data = ArrayData(structure_to_list(x, names, "x"), None, None, self._input_dtypes())
+            xs, keys = self._input_arrays(x)
+            data = ArrayData(xs, None, None, self._input_dtypes(), input_keys=keys)
             self._check_data_shapes(data.x)
         backend = state.backend()
         collected = None

@@ -36,10 +36,10 @@ class Bidirectional(Layer):
         if merge_mode not in _MERGE_MODES:
             raise ValueError(f"Bidirectional merge_mode must be one of {_MERGE_MODES}, "
                              f"got {merge_mode!r}")
-        if input_shape is None and layer._batch_input_shape is not None:
-            input_shape = layer._batch_input_shape[1:]
         super().__init__(name=name, trainable=trainable, dtype=dtype or layer.dtype,
                          input_shape=input_shape)
+        if input_shape is None:
+            self._batch_input_shape = layer._batch_input_shape
         self.forward_layer = self._copy(layer, "forward_")
         if backward_layer is None:
             backward_layer = self._copy(layer, "backward_", go_backwards=True)

@@ -81,15 +81,16 @@ class FusedCell(Layer):
             raise ValueError(f"Layer '{self.name}' needs a known last input dimension, "
                              f"got input shape {tuple(input_shape)}")
         width = self._gates * self.units
-        self.kernel = self.add_weight("kernel", (features, width), self.kernel_initializer,
+        self.kernel = self.add_weight((features, width), self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+                                      constraint=self.kernel_constraint, name="kernel")
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", (self.units, width), self.recurrent_initializer,
-            regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint)
-        self.bias = (self.add_weight("bias", self._bias_shape(), self._bias_initializer(),
+            (self.units, width), self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint,
+            name="recurrent_kernel")
+        self.bias = (self.add_weight(self._bias_shape(), self._bias_initializer(),
                                      regularizer=self.bias_regularizer,
-                                     constraint=self.bias_constraint)
+                                     constraint=self.bias_constraint, name="bias")
                      if self.use_bias else None)
         self.built = True
 

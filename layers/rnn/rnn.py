@@ -12,7 +12,7 @@ Example:
 """
 
 from ...backends import ops, state
-from ...backends.autodiff import Tensor
+from ...backends.autodiff import Tensor, Variable, wrap
 from ...backends.ops.core import index_data
 from ..options import regularizers as regularizers_module
 from ..base import LAYERS, InputSpec, Layer
@@ -49,7 +49,10 @@ class RNN(Layer):
         return_sequences: return every step's output (batch, time, units), not the last.
         return_state: also return the final states (``[output, *states]``).
         go_backwards: process the sequence from the end; outputs come in that order.
-        stateful: not supported (raises ``ValueError``); pass ``initial_state`` instead.
+        stateful: carry each sample's final states over as the initial states of the
+            same sample in the next batch (and the next ``predict``); needs a fixed batch
+            size (``Input(..., batch_size=n)`` or ``batch_input_shape=``). ``layer.states``
+            holds them; ``reset_state()`` zeroes them.
         unroll: accepted for Keras compatibility; the fused loop needs no unrolling.
         zero_output_for_mask: output zeros at masked steps instead of the previous output.
         activity_regularizer: optional penalty on the output.
@@ -65,10 +68,6 @@ class RNN(Layer):
         if dtype is None and isinstance(cell, Layer):
             dtype = cell.dtype
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        if stateful:
-            raise ValueError(f"Layer '{self.name}' ({type(self).__name__}): stateful=True is "
-                             "not supported; carry states across batches with "
-                             "return_state=True and initial_state=[...] instead")
         if not isinstance(cell, Layer) and callable(cell):
             try:
                 cell = cell()
@@ -82,7 +81,8 @@ class RNN(Layer):
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
-        self.stateful = False
+        self.stateful = bool(stateful)
+        self.states = None
         self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.activity_regularizer = regularizers_module.get(activity_regularizer)
@@ -103,12 +103,38 @@ class RNN(Layer):
             nest_weight_paths(self, self.cell)
             self._sync_requires_grad(True)      # a frozen layer freezes its cell's weights
         self.input_spec = InputSpec(ndim=3, axes={-1: features})
+        if self.stateful:
+            self._create_state_variables(input_shape)
         self.built = True
+
+    # ------------------------------------------------------------------ stateful
+    def _create_state_variables(self, input_shape):
+        batch = input_shape[0]
+        if batch is None:
+            raise ValueError(f"Layer '{self.name}' ({type(self).__name__}): when using "
+                             "`stateful=True` in a RNN, the batch size must be static. "
+                             f"Found dynamic batch size: sequence.shape={tuple(input_shape)}")
+        zeros = state.backend().xp.zeros
+        self.states = [Variable(zeros((batch, size), dtype=self.dtype), trainable=False,
+                                name="rnn_state") for size in self._state_sizes()]
+        for variable in self.states:
+            variable.path = f"{self.name}/rnn_state"
+
+    def reset_state(self):
+        """Zero the carried states of a stateful layer (Keras 3's ``reset_state``)."""
+        for variable in self.states or ():
+            variable.assign(state.backend().xp.zeros(variable.shape, dtype=variable.dtype))
+
+    def reset_states(self):
+        """Keras' compatibility alias of :meth:`reset_state`."""
+        self.reset_state()
 
     # ------------------------------------------------------------------ running
     def call(self, sequences, initial_state=None, mask=None, training=None):
         mask = first_mask(mask)
         batch = sequences.shape[0]
+        if self.stateful and initial_state is None:
+            initial_state = self._carried_states(batch)
         states = self._initial_states(initial_state, batch)
         if isinstance(self.cell, FusedCell):
             inputs = self.cell.dropped_inputs(sequences, training)
@@ -119,6 +145,9 @@ class RNN(Layer):
         else:
             sequence, last_output, final_states = self._run_cell_loop(
                 sequences, states, mask, training)
+        if self.stateful:
+            for variable, final in zip(self.states, final_states):
+                variable.assign(final)
         if self.return_sequences:
             output = sequence
             if self.zero_output_for_mask and mask is not None:
@@ -131,6 +160,17 @@ class RNN(Layer):
         if self.return_state:
             return [output, *final_states]
         return output
+
+    def _carried_states(self, batch):
+        """Copies of the carried states (the variables change after this call, while the
+        recorded graph still needs these values)."""
+        expected = self.states[0].shape[0]
+        if batch != expected:
+            raise ValueError(f"Layer '{self.name}' ({type(self).__name__}): if an RNN is "
+                             "stateful, the batch size of the input sequences must be the "
+                             f"same as the batch size of the initial state. Expected batch "
+                             f"size: {expected}, received batch size: {batch}")
+        return [wrap(variable.data.copy()) for variable in self.states]
 
     def _initial_states(self, initial_state, batch):
         sizes = self._state_sizes()

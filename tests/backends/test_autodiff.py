@@ -167,6 +167,46 @@ def test_variable_assign(engine):
     np.testing.assert_array_equal(v.numpy(), np.ones((2, 3)))
 
 
+def test_variable_api_as_keras_variable(engine):
+    v = lamina.Variable(np.array([1.0, 2.0], "float32"), name="bias")
+    assert v.shape == (2,) and v.ndim == 1 and v.dtype == "float32" and v.name == "bias"
+    assert v.path == "bias" and v.trainable and v.aggregation == "none"
+    assert v.value is v and v.numpy().tolist() == [1.0, 2.0]
+    assert v.assign_add([0.5, 0.5]) is v
+    np.testing.assert_array_equal(v.numpy(), [1.5, 2.5])
+    v.assign_sub(ops.convert_to_tensor(np.ones(2, "float32")))
+    np.testing.assert_array_equal(v.numpy(), [0.5, 1.5])
+    v.trainable = False
+    assert not v.trainable and not v.requires_grad
+    assert "path=bias, shape=(2,), dtype=float32" in repr(v)
+    with pytest.raises(ValueError, match="aggregation"):
+        lamina.Variable(np.zeros(2), aggregation="max")
+
+
+def test_variable_from_initializer_and_shape(engine):
+    v = lamina.Variable(lamina.initializers.Ones(), shape=(2, 3), dtype="float32", name="k")
+    assert v.shape == (2, 3) and v.numpy().sum() == 6.0
+    with pytest.raises(ValueError, match="needs a shape"):
+        lamina.Variable(lamina.initializers.Ones())
+    with pytest.raises(ValueError, match="expected shape"):
+        lamina.Variable(np.zeros(3), shape=(2,))
+
+
+def test_variable_arithmetic_works_as_a_tensor_and_gets_gradients(engine):
+    w = lamina.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], "float32"), name="w")
+    x = np.array([[2.0, 1.0]], "float32")
+    y = 2.0 * w + 1.0 - w / 2.0
+    np.testing.assert_allclose(y.numpy(), 1.5 * w.numpy() + 1.0)
+    np.testing.assert_allclose((x @ w).numpy(), x @ w.numpy())
+    np.testing.assert_allclose((-w).numpy(), -w.numpy())
+    np.testing.assert_allclose((w ** 2).numpy(), w.numpy() ** 2)
+    np.testing.assert_allclose(w[0].numpy(), [1.0, -2.0])
+    np.testing.assert_allclose(np.asarray(w), w.numpy())
+    (g,) = lamina.grad(ops.sum(ops.matmul(x, w) * w), [w])
+    expected = x.T * w.numpy().sum(axis=0) + x @ w.numpy()  # d/dw of sum((x @ w) * w)
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-6)
+
+
 def test_detach_cuts_the_graph(engine):
     x = tensor([1.0, 2.0])
     y = (x * 3.0).detach()

@@ -469,3 +469,71 @@ def test_a_layer_that_does_not_fit_leaves_the_sequential_model_unchanged():
         model.add(layers.Conv2D(2, 3))
     assert [layer.name for layer in model.layers] == [model.layers[0].name]
     np.testing.assert_array_equal(model.predict(x, verbose=0), expected)
+
+
+# ------------------------------------------------------------------ graph position (Keras 3)
+def test_feature_extraction_from_functional_and_sequential_models():
+    x = f32(rng(3).normal(size=(6, 4)))
+    inputs = lamina.Input((4,), name="pixels")
+    hidden = layers.Dense(5, activation="relu", name="hidden")(inputs)
+    model = lamina.Model(inputs, layers.Dense(2, name="head")(hidden))
+    assert model.input is inputs and model.output is model.outputs[0]
+    assert model.get_layer("hidden").input is inputs and model.get_layer("hidden").output is hidden
+    assert (model.input_shape, model.output_shape) == ((None, 4), (None, 2))
+    extractor = lamina.Model(inputs=model.inputs, outputs=model.get_layer("hidden").output)
+    dense = model.get_layer("hidden")
+    np.testing.assert_allclose(extractor.predict(x, verbose=0),
+                               np.maximum(x @ dense.kernel.numpy() + dense.bias.numpy(), 0),
+                               rtol=1e-5)
+    every = lamina.Model(inputs=model.inputs, outputs=[layer.output for layer in model.layers])
+    assert [o.shape for o in every.predict(x, verbose=0)] == [(6, 4), (6, 5), (6, 2)]
+
+    sequential = lamina.Sequential([lamina.Input((4,)), layers.Dense(5, name="s1"),
+                                    layers.Dense(3, name="s2")])
+    sequential.add(layers.Dense(2, name="s3"))   # rebuilding keeps one node per layer
+    assert [len(layer._inbound_nodes) for layer in sequential.layers] == [1, 1, 1]
+    assert (sequential.input_shape, sequential.output_shape) == ((None, 4), (None, 2))
+    assert sequential.layers[1].input.shape == (None, 5)
+    features = lamina.Model(inputs=sequential.inputs,
+                            outputs=[layer.output for layer in sequential.layers])
+    outputs = features.predict(x, verbose=0)
+    np.testing.assert_allclose(outputs[-1], sequential.predict(x, verbose=0), rtol=1e-6)
+    with pytest.raises(AttributeError, match="never been called"):
+        layers.Dense(2).output
+
+
+def test_variables_lists_of_layers_and_models():
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2),
+                               layers.BatchNormalization()])
+    assert model.variables == model.weights and len(model.variables) == 6
+    assert model.trainable_variables == model.trainable_weights
+    assert [v.name for v in model.non_trainable_variables] == ["moving_mean",
+                                                                "moving_variance"]
+
+
+class _DictModel(lamina.Model):
+    """A subclassed model reading its inputs by key (as Keras' guides write them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = layers.Dense(3, name="a_dense")
+        self.b = layers.Dense(3, name="b_dense")
+        self.head = layers.Dense(1)
+
+    def call(self, inputs):
+        return self.head(ops.concatenate([self.a(inputs["a"]), self.b(inputs["b"])], axis=-1))
+
+
+def test_subclassed_model_fits_and_predicts_dict_inputs():
+    data = rng(4)
+    xa, xb = f32(data.normal(size=(16, 4))), f32(data.normal(size=(16, 2)))
+    y = xa[:, :1] - xb[:, 1:]
+    model = _DictModel()
+    model.compile(optimizer=lamina.optimizers.Adam(0.05), loss="mse")
+    history = model.fit({"a": xa, "b": xb}, y, batch_size=8, epochs=20, verbose=0,
+                        validation_split=0.25)
+    assert history.history["loss"][-1] < history.history["loss"][0] / 2
+    predicted = model.predict({"b": xb, "a": xa}, batch_size=5, verbose=0)
+    np.testing.assert_allclose(predicted, model({"a": xa, "b": xb}).numpy(), rtol=1e-5)
+    assert model.evaluate({"a": xa, "b": xb}, y, verbose=0) == pytest.approx(
+        float(np.mean((predicted - y) ** 2)), rel=1e-4)

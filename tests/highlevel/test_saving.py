@@ -153,7 +153,7 @@ class ScaledDense(Layer):
         self.units, self.scale = units, scale
 
     def build(self, input_shape):
-        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units))
+        self.kernel = self.add_weight((input_shape[-1], self.units), name="kernel")
 
     def call(self, inputs):
         return lamina.ops.matmul(inputs, self.kernel) * self.scale
@@ -201,7 +201,7 @@ class ScaledModel(lamina.Model):
     def __init__(self, name=None, trainable=True):
         super().__init__(name=name, trainable=trainable)
         self.dense = layers.Dense(2)
-        self.scale = self.add_weight("scale", (2,), "ones")
+        self.scale = self.add_weight((2,), "ones", name="scale")
 
     def call(self, inputs):
         return self.dense(inputs) * self.scale

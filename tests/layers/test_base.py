@@ -30,8 +30,8 @@ class Scale(Layer):
 
     def build(self, input_shape):
         self.build_calls += 1
-        self.w = self.add_weight("w", (input_shape[-1],), self.init)
-        self.count = self.add_weight("count", (), "zeros", trainable=False)
+        self.w = self.add_weight((input_shape[-1],), self.init, name="w")
+        self.count = self.add_weight((), "zeros", trainable=False, name="count")
 
     def call(self, inputs):
         return inputs * self.w
@@ -64,7 +64,7 @@ def test_add_weight_initializer_dtype_and_path():
     np.testing.assert_array_equal(layer.w.numpy(), np.zeros(4))
     assert layer.w.path == "scaler/w"
     with pytest.raises(ValueError, match="non-negative"):
-        layer.add_weight("bad", (-1, 2))
+        layer.add_weight((-1, 2), name="bad")
 
 
 def test_dense_weights_follow_keras_names_shapes_and_order():
@@ -289,6 +289,9 @@ class MaskedMean(Layer):
     def compute_output_shape(self, input_shape):
         return (input_shape[0], input_shape[2])
 
+    def compute_mask(self, inputs, mask=None):
+        return None  # consumes the mask (as Keras' GlobalAveragePooling1D)
+
 
 def _masked_batch():
     x = np.zeros((2, 4, 3), dtype="float32")
@@ -325,7 +328,8 @@ def test_non_masking_layer_stops_mask():
     inputs = lamina.Input((4, 3))
     blocked = layers.Lambda(lambda t: t * 1.0)(ZeroMasker()(inputs))  # no supports_masking
     model = lamina.Model(inputs, consumer(blocked))
-    out = model.predict(_masked_batch(), verbose=0)
+    with pytest.warns(UserWarning, match="does not support masking"):
+        out = model.predict(_masked_batch(), verbose=0)
     assert consumer.seen_mask is None
     np.testing.assert_allclose(out, _masked_batch().mean(axis=1), rtol=1e-6)
 
@@ -334,7 +338,8 @@ def test_compute_mask_default():
     x = ops.convert_to_tensor(np.ones((2, 3), dtype="float32"))
     mask = ops.convert_to_tensor(np.array([[True, False, True]] * 2))
     assert layers.Identity().compute_mask(x, mask) is mask  # supports_masking
-    assert layers.Dense(2).compute_mask(x, mask) is None
+    assert layers.Dense(2).compute_mask(x, mask) is mask  # Keras 3: Dense supports masking
+    assert layers.Flatten().compute_mask(x, mask) is None
 
 
 # ------------------------------------------------------------------ losses
@@ -414,3 +419,102 @@ def test_activity_penalties_do_not_accumulate_across_steps():
         model.train_on_batch(x, y)
     assert model.test_on_batch(x, y) == pytest.approx(first)
     assert first == pytest.approx(4.0 + 16.0)  # mse (2-0)^2 + sum of |2| over 8 rows
+
+
+# ------------------------------------------------------------------ Keras 3's add_weight
+# The Keras guide "Making new layers and models via subclassing", its snippets as written
+# there with `import lamina as keras` (and keras.ops for the TensorFlow calls).
+def test_keras_guide_linear_compute_sum_and_mlp_block():
+    keras = lamina
+
+    class Linear(keras.layers.Layer):
+        def __init__(self, units=32, input_dim=32):
+            super().__init__()
+            self.w = self.add_weight(
+                shape=(input_dim, units), initializer="random_normal", trainable=True
+            )
+            self.b = self.add_weight(shape=(units,), initializer="zeros", trainable=True)
+
+        def call(self, inputs):
+            return keras.ops.matmul(inputs, self.w) + self.b
+
+    x = np.ones((2, 2), "float32")  # keras.ops.ones: issue 14, k_ops
+    linear_layer = Linear(4, 2)
+    y = linear_layer(x)
+    assert linear_layer.weights == [linear_layer.w, linear_layer.b]
+    np.testing.assert_allclose(y.numpy(), np.ones((2, 2)) @ linear_layer.w.numpy(), rtol=1e-6)
+
+    class ComputeSum(keras.layers.Layer):
+        def __init__(self, input_dim):
+            super().__init__()
+            self.total = self.add_weight(
+                initializer="zeros", shape=(input_dim,), trainable=False
+            )
+
+        def call(self, inputs):
+            self.total.assign_add(keras.ops.sum(inputs, axis=0))
+            return self.total
+
+    my_sum = ComputeSum(2)
+    assert my_sum(x).numpy().tolist() == [2.0, 2.0]   # Keras prints [2. 2.] then [4. 4.]
+    assert my_sum(x).numpy().tolist() == [4.0, 4.0]
+    assert len(my_sum.weights) == 1 and len(my_sum.non_trainable_weights) == 1
+    assert my_sum.trainable_weights == []
+
+    class LazyLinear(keras.layers.Layer):
+        def __init__(self, units=32):
+            super().__init__()
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight(
+                shape=(input_shape[-1], self.units),
+                initializer="random_normal",
+                trainable=True,
+            )
+            self.b = self.add_weight(
+                shape=(self.units,), initializer="random_normal", trainable=True
+            )
+
+        def call(self, inputs):
+            return keras.ops.matmul(inputs, self.w) + self.b
+
+    class MLPBlock(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear_1 = LazyLinear(32)
+            self.linear_2 = LazyLinear(32)
+            self.linear_3 = LazyLinear(1)
+
+        def call(self, inputs):
+            x = self.linear_1(inputs)
+            x = keras.activations.relu(x)
+            x = self.linear_2(x)
+            x = keras.activations.relu(x)
+            return self.linear_3(x)
+
+    mlp = MLPBlock()
+    y = mlp(np.ones(shape=(3, 64), dtype="float32"))
+    assert y.shape == (3, 1)
+    assert len(mlp.weights) == 6 and len(mlp.trainable_weights) == 6  # as Keras prints
+    assert [w.shape for w in mlp.weights] == [(64, 32), (32,), (32, 32), (32,), (32, 1), (1,)]
+
+
+def test_add_weight_forms_and_defaults():
+    layer = Layer(name="forms")
+    scalar = layer.add_weight()                                  # Keras: shape (), glorot
+    assert scalar.shape == () and scalar.name == "variable" and scalar.dtype == "float32"
+    positional = layer.add_weight((2, 3), "ones", "float32")     # shape, initializer, dtype
+    assert positional.numpy().tolist() == [[1.0] * 3] * 2
+    counter = layer.add_weight(shape=(2,), dtype="int32", trainable=False, name="count")
+    assert counter.dtype == "int32" and not counter.numpy().any()  # non-float: zeros
+    assert counter.path == "forms/count" and not counter.trainable
+    mean = layer.add_weight(shape=(2,), initializer="zeros", aggregation="mean", name="m")
+    assert mean.aggregation == "mean"
+    alias = layer.add_variable((3,), "ones", name="alias")       # Keras 3's add_variable
+    assert alias.numpy().tolist() == [1.0, 1.0, 1.0] and alias in layer.weights
+    assert layer.variables == layer.weights
+    assert layer.trainable_variables == layer.trainable_weights
+    assert layer.non_trainable_variables == [counter]
+    with pytest.raises(ValueError, match=r"`name` must be passed as a keyword.*name='kernel'"):
+        layer.add_weight("kernel", (2, 2))

@@ -202,9 +202,9 @@ class Polynomial(Layer):
     """``a * x**2 + b * x + c`` elementwise, written only with lamina.ops."""
 
     def build(self, input_shape):
-        self.a = self.add_weight("a", (input_shape[-1],), "zeros")
-        self.b = self.add_weight("b", (input_shape[-1],), "zeros")
-        self.c = self.add_weight("c", (input_shape[-1],), "zeros")
+        self.a = self.add_weight((input_shape[-1],), "zeros", name="a")
+        self.b = self.add_weight((input_shape[-1],), "zeros", name="b")
+        self.c = self.add_weight((input_shape[-1],), "zeros", name="c")
 
     def call(self, inputs):
         return ops.add(ops.multiply(ops.square(inputs), self.a),

@@ -13,7 +13,7 @@ class RegisteredScale(Layer):
     which a fresh process only has once this module is imported)."""
 
     def build(self, input_shape):
-        self.scale = self.add_weight("scale", (input_shape[-1],), "ones")
+        self.scale = self.add_weight((input_shape[-1],), "ones", name="scale")
 
     def call(self, inputs):
         return inputs * self.scale

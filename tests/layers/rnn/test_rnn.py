@@ -243,9 +243,10 @@ class OpsOnlyCell(layers.Layer):
         self.state_size = units
 
     def build(self, input_shape):
-        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units))
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, self.units))
-        self.bias = self.add_weight("bias", (self.units,), "zeros")
+        self.kernel = self.add_weight((input_shape[-1], self.units), name="kernel")
+        self.recurrent_kernel = self.add_weight((self.units, self.units),
+                                                name="recurrent_kernel")
+        self.bias = self.add_weight((self.units,), "zeros", name="bias")
 
     def call(self, inputs, states):
         h = ops.tanh(ops.matmul(inputs, self.kernel) + ops.matmul(states[0],
@@ -395,8 +396,8 @@ def test_clear_errors_naming_the_layer():
         layer(rand(2, 4, 5))
     with pytest.raises(ValueError, match="feature_probe"):
         layer(rand(2, 4, 3, 1))
-    with pytest.raises(ValueError, match="Layer 'stateful_probe'.*stateful"):
-        layers.LSTM(3, stateful=True, name="stateful_probe")
+    with pytest.raises(ValueError, match="Layer 'stateful_probe'.*batch size must be static"):
+        layers.LSTM(3, stateful=True, name="stateful_probe")(lamina.Input((4, 3)))
     with pytest.raises(ValueError, match="Layer 'units_probe'"):
         layers.SimpleRNN(0, name="units_probe")
     with pytest.raises(ValueError, match="Layer 'act_probe'.*activation"):
@@ -408,3 +409,60 @@ def test_clear_errors_naming_the_layer():
     inputs = lamina.Input((5,))
     with pytest.raises(ValueError, match="Layer 'symbolic_probe' expects input of rank 3"):
         layers.SimpleRNN(3, name="symbolic_probe")(inputs)
+
+
+# ------------------------------------------------------------------ stateful
+def _keras_weights(seed, layer):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(scale=0.5, size=w.shape).astype("float32") for w in layer.weights]
+
+
+# Keras 3.15 (torch backend), the same weights and inputs, fed in two predict calls:
+#   x = np.random.default_rng(0).normal(size=(2, 6, 3)).astype("float32")
+#   m = keras.Sequential([keras.Input((None, 3), batch_size=2),
+#                         getattr(keras.layers, cls)(4, stateful=True, return_sequences=True)])
+#   rng = np.random.default_rng(seed)
+#   m.set_weights([rng.normal(scale=0.5, size=v.shape).astype("float32")
+#                  for v in m.get_weights()])
+#   m.predict(x[:, :3], batch_size=2); print(m.predict(x[:, 3:], batch_size=2)[:, -1])
+KERAS_STATEFUL_LAST = {
+    "LSTM": (1, [[0.495818, -0.198123, -0.130212, 0.066757],
+                 [0.40613, -0.324752, -0.212246, -0.00293]]),
+    "GRU": (2, [[-0.381912, 0.074153, -0.755263, -0.169024],
+                [0.362494, 0.114808, -0.141201, -0.159176]]),
+    "SimpleRNN": (3, [[-0.346732, 0.916529, 0.919188, 0.123911],
+                      [0.446348, 0.746637, 0.642391, -0.47639]]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KERAS_STATEFUL_LAST))
+def test_stateful_halves_equal_full_sequence_and_keras(kind):
+    seed, expected = KERAS_STATEFUL_LAST[kind]
+    x = np.random.default_rng(0).normal(size=(2, 6, 3)).astype("float32")
+    model = lamina.Sequential([lamina.Input((None, 3), batch_size=2),
+                               getattr(layers, kind)(4, stateful=True, return_sequences=True)])
+    layer = model.layers[0]
+    model.set_weights(_keras_weights(seed, model))
+    first = model.predict(x[:, :3], batch_size=2, verbose=0)
+    second = model.predict(x[:, 3:], batch_size=2, verbose=0)
+    np.testing.assert_allclose(second[:, -1], expected, atol=2e-5)
+    np.testing.assert_allclose(layer.states[0].numpy(), second[:, -1], atol=1e-6)
+    assert layer.weights == layer.trainable_weights and len(layer.weights) == 3  # not saved
+    layer.reset_state()
+    assert not np.any(layer.states[0].numpy())
+    full = model.predict(x, batch_size=2, verbose=0)
+    np.testing.assert_allclose(np.concatenate([first, second], axis=1), full, atol=1e-6)
+    model.layers[0].reset_states()  # Keras' alias
+    np.testing.assert_allclose(model.predict(x, batch_size=2, verbose=0), full, atol=1e-6)
+
+
+def test_stateful_lstm_trains_and_checks_the_batch_size():
+    layer = layers.LSTM(3, stateful=True, batch_input_shape=(4, 5, 2), name="carry")
+    model = lamina.Sequential([layer, layers.Dense(1)])
+    assert model.input_shape == (4, 5, 2) and len(layer.states) == 2
+    assert layer.get_config()["stateful"] is True
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(rand(8, 5, 2), rand(8, 1), batch_size=4, epochs=1, shuffle=False, verbose=0)
+    assert np.any(layer.states[1].numpy())  # the cell state carried over
+    with pytest.raises(ValueError, match="Layer 'carry'.*batch size.*Expected batch size: 4"):
+        model.predict(rand(3, 5, 2), batch_size=3, verbose=0)
