@@ -25,11 +25,15 @@ def is_int(value):
 
 
 def check_data_format(layer, data_format):
-    """Only channels-last is implemented: ``None`` and ``"channels_last"`` pass."""
-    if data_format not in (None, "channels_last"):
-        raise layer_error(layer, f"supports only data_format='channels_last', got "
-                                 f"{data_format!r}")
-    return "channels_last"
+    """Keras' ``data_format``: ``"channels_last"`` (also ``None``, the default) or
+    ``"channels_first"`` (case-insensitive)."""
+    name = data_format.lower() if isinstance(data_format, str) else data_format
+    if name is None:
+        return "channels_last"
+    if name not in ("channels_last", "channels_first"):
+        raise layer_error(layer, f"needs data_format 'channels_last' or 'channels_first', "
+                                 f"got {data_format!r}")
+    return name
 
 
 def check_padding(layer, padding, allowed):
