@@ -4,7 +4,7 @@ Softmax (with an optional mask), as Keras 3's ``keras.layers`` classes."""
 from ..backends import ops
 from ..backends.ops.core import index_data
 from .options import weight_options
-from .arguments import is_int, layer_error
+from .arguments import int_or_int_list, is_int, layer_error
 from .base import LAYERS, InputSpec, Layer
 
 
@@ -193,13 +193,7 @@ class Softmax(_Elementwise):
 
     def __init__(self, axis=-1, name=None, trainable=True, dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        if isinstance(axis, (list, tuple)) and axis and all(is_int(a) for a in axis):
-            self.axis = [int(a) for a in axis]
-        elif is_int(axis):
-            self.axis = int(axis)
-        else:
-            raise layer_error(self, f"needs axis to be an int or a list of ints, got "
-                                    f"{axis!r}")
+        self.axis = int_or_int_list(self, axis, "axis")
 
     def call(self, inputs, mask=None):
         keep = None

@@ -20,6 +20,16 @@ def positive_tuple(layer, value, rank, arg_name):
     return tuple(int(v) for v in items)
 
 
+def int_or_int_list(layer, value, arg_name):
+    """Keras' axis arguments: an int, or a list (or tuple) of ints returned as a list."""
+    if isinstance(value, (list, tuple)) and value and all(is_int(v) for v in value):
+        return [int(v) for v in value]
+    if is_int(value):
+        return int(value)
+    raise layer_error(layer, f"needs {arg_name} to be an int or a list of ints, got "
+                             f"{value!r}")
+
+
 def is_int(value):
     return hasattr(value, "__index__") and not isinstance(value, bool)
 

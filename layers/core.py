@@ -8,7 +8,7 @@ from ..backends.random import SeededStream
 from .options import activations as activations_module
 from .options import regularizers as regularizers_module
 from .options import weight_options
-from .arguments import check_data_format
+from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
 
 _FUSED = {"linear", "relu", "sigmoid", "tanh"}
@@ -114,7 +114,7 @@ class Dropout(Layer):
                  dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
         if not 0.0 <= rate < 1.0:
-            raise ValueError(f"Layer '{self.name}' (Dropout) needs rate in [0, 1), got {rate}")
+            raise layer_error(self, f"needs rate in [0, 1), got {rate}")
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed

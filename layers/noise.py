@@ -74,12 +74,6 @@ class SpatialDropout3D(BaseFormattedSpatialDropout):
     rank = 3
 
 
-def _check_rate(layer, rate):
-    if not 0.0 <= rate < 1.0:
-        raise layer_error(layer, f"needs rate in [0, 1), got {rate!r}")
-    return float(rate)
-
-
 @LAYERS.register()
 class GaussianDropout(Layer):
     """Multiplies the inputs by Gaussian noise of mean 1 and standard deviation
@@ -95,7 +89,9 @@ class GaussianDropout(Layer):
     def __init__(self, rate, seed=None, name=None, trainable=True, dtype=None,
                  input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        self.rate = _check_rate(self, rate)
+        if not 0.0 <= rate < 1.0:
+            raise layer_error(self, f"needs rate in [0, 1), got {rate!r}")
+        self.rate = float(rate)
         self.seed = seed
         self._stream = SeededStream(seed)
 
@@ -119,12 +115,12 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @LAYERS.register()
-class AlphaDropout(Layer):
+class AlphaDropout(Dropout):
     """Dropout that keeps the mean and variance of SELU activations, while training only.
 
-    A dropped input is set to ``-alpha * scale`` of SELU (its negative saturation), then
-    every value goes through ``a * x + b`` with ``a = ((1 - rate) * (1 + rate *
-    alpha_p ** 2)) ** -0.5`` and ``b = -a * alpha_p * rate`` (Keras' formula).
+    A dropped input is set to ``alpha_p = -alpha * scale`` of SELU (its negative
+    saturation), then every value goes through ``a * x + b`` with ``a = ((1 - rate) * (1 +
+    rate * alpha_p ** 2)) ** -0.5`` and ``b = -a * alpha_p * rate`` (Keras' formula).
 
     Args:
         rate: drop probability in [0, 1).
@@ -132,16 +128,6 @@ class AlphaDropout(Layer):
             (``None`` entries take the input's size).
         seed: optional seed for this layer's own random stream (else the global one).
     """
-
-    supports_masking = True
-
-    def __init__(self, rate, noise_shape=None, seed=None, name=None, trainable=True,
-                 dtype=None, input_shape=None):
-        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        self.rate = _check_rate(self, rate)
-        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
-        self.seed = seed
-        self._stream = SeededStream(seed)
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0.0:
@@ -158,14 +144,6 @@ class AlphaDropout(Layer):
         # a * (x * kept + alpha_p * (1 - kept)) + b
         offset = (a * alpha_p) * (1 - kept) + b
         return ops.add(ops.multiply(inputs, a * kept), offset.astype(inputs.dtype))
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
-
-    def get_config(self):
-        return {**super().get_config(), "rate": self.rate,
-                "noise_shape": None if self.noise_shape is None else list(self.noise_shape),
-                "seed": self.seed}
 
 
 @LAYERS.register()

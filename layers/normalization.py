@@ -4,7 +4,7 @@ GroupNormalization (any channel axis) and UnitNormalization."""
 from ..backends import ops
 from .options import initializers as initializers_module
 from .options import weight_options
-from .arguments import is_int, layer_error
+from .arguments import int_or_int_list, is_int, layer_error
 from .base import LAYERS, InputSpec, Layer
 
 
@@ -291,13 +291,7 @@ class UnitNormalization(Layer):
 
     def __init__(self, axis=-1, name=None, trainable=True, dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        if isinstance(axis, (list, tuple)) and all(is_int(a) for a in axis):
-            self.axis = [int(a) for a in axis]
-        elif is_int(axis):
-            self.axis = int(axis)
-        else:
-            raise layer_error(self, f"needs axis to be an int or a list of ints, got "
-                                    f"{axis!r}")
+        self.axis = int_or_int_list(self, axis, "axis")
 
     def _axes(self, rank):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
