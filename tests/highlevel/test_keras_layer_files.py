@@ -4,11 +4,13 @@ Conv3DTranspose, LeakyReLU, Softmax, ...), both ways.
 ``tests/data/keras/keras_layers3d.h5`` and ``.weights.h5`` were written by Keras 3.15
 (``make_layer_references.py``); lamina must load them and reproduce Keras' predictions.
 lamina's own files of the same model must name every weight as Keras' file does (Keras
-3.15 loaded them and predicted identical numbers when the data was made). Every new layer
+3.15 loaded them and predicted identical numbers when the data was made: the record's
+``lamina_to_keras``). Every new layer
 also survives lamina's own ``.h5`` / ``.weights.h5`` round trip.
 """
 
 import importlib.util
+import json
 import os
 
 import h5py
@@ -24,6 +26,7 @@ spec = importlib.util.spec_from_file_location(
 references = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(references)
 ARRAYS = np.load(os.path.join(DATA, "layer_references.npz"))
+RECORD = json.loads(str(ARRAYS["cases"]))
 
 
 def test_load_model_reproduces_keras_predictions():
@@ -59,6 +62,12 @@ def _vars(path):
             (name, sorted(tuple(obj[k].shape) for k in obj)))
             if name.endswith("vars") and isinstance(obj, h5py.Group) and len(obj) else None)
     return sorted(found)
+
+
+def test_keras_read_lamina_files_when_the_data_was_made():
+    assert RECORD["keras_version"].startswith("3.")
+    assert RECORD["lamina_to_keras"]["max_abs_diff_load_model"] < 1e-6
+    assert RECORD["lamina_to_keras"]["max_abs_diff_load_weights"] < 1e-6
 
 
 def test_lamina_files_name_the_weights_as_keras_does(tmp_path):

@@ -1,7 +1,8 @@
 """Generate ``layer_references.npz`` and ``keras_layers3d.h5`` / ``.weights.h5`` with real
 Keras 3 (run by hand, outputs committed; Keras is never a dependency of lamina)::
 
-    KERAS_BACKEND=torch /path/to/keras-venv/bin/python tests/data/keras/make_layer_references.py
+    KERAS_BACKEND=torch /path/to/keras-venv/bin/python tests/data/keras/make_layer_references.py \
+        --lamina-python python3
 
 * ``layer_references.npz``: for every case of ``CASES`` (a layer class name as exported
   by ``keras.layers``, aliases included, and constructor keyword arguments that lamina
@@ -13,10 +14,17 @@ Keras 3 (run by hand, outputs committed; Keras is never a dependency of lamina):
   GroupNormalization, PReLU, MaxPool3D, Conv3DTranspose, LeakyReLU, GlobalAvgPool3D and
   Softmax saved by Keras (``model.save`` / ``save_weights``), with its input and
   predictions in the npz under ``model3d/x`` and ``model3d/pred``.
+* The other direction: lamina's Python (``--lamina-python``, run with ``--lamina-side``)
+  loads ``keras_layers3d.h5`` and re-saves it as ``.h5`` and ``.weights.h5`` in a temporary
+  folder; Keras loads both and predicts; the largest differences from Keras' own
+  predictions are recorded in the index (``lamina_to_keras``).
 """
 
+import argparse
 import json
 import os
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -122,7 +130,30 @@ def build_model3d(k):
     ], name="model3d")
 
 
-def main():
+def lamina_side(folder):
+    """Run with lamina: re-save Keras' model3d file as lamina's .h5 and .weights.h5."""
+    import lamina
+
+    model = lamina.load_model(os.path.join(HERE, "keras_layers3d.h5"))
+    model.save(os.path.join(folder, "lamina_layers3d.h5"))
+    model.save_weights(os.path.join(folder, "lamina_layers3d.weights.h5"))
+
+
+def keras_reads_lamina(keras, lamina_python, x, expected):
+    """Max |difference| of Keras' predictions from lamina's files to ``expected``."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([lamina_python, os.path.abspath(__file__), "--lamina-side", folder],
+                       check=True)
+        loaded = keras.models.load_model(os.path.join(folder, "lamina_layers3d.h5"))
+        target = build_model3d(keras)
+        target.load_weights(os.path.join(folder, "lamina_layers3d.weights.h5"))
+        return {"max_abs_diff_load_model":
+                float(np.abs(loaded.predict(x, verbose=0) - expected).max()),
+                "max_abs_diff_load_weights":
+                float(np.abs(target.predict(x, verbose=0) - expected).max())}
+
+
+def keras_side(lamina_python):
     import keras
 
     rng = np.random.default_rng(14)
@@ -157,11 +188,27 @@ def main():
     arrays["model3d/pred"] = model.predict(x, verbose=0)
     model.save(os.path.join(HERE, "keras_layers3d.h5"))
     model.save_weights(os.path.join(HERE, "keras_layers3d.weights.h5"))
-    arrays["cases"] = np.array(json.dumps({"keras_version": keras.__version__,
-                                           "backend": keras.backend.backend(),
-                                           "cases": index}))
+    record = {"keras_version": keras.__version__, "backend": keras.backend.backend(),
+              "cases": index,
+              "lamina_to_keras": keras_reads_lamina(keras, lamina_python, x,
+                                                    arrays["model3d/pred"])}
+    print(f"Keras reads lamina's files: {record['lamina_to_keras']}")
+    arrays["cases"] = np.array(json.dumps(record))
     np.savez_compressed(os.path.join(HERE, "layer_references.npz"), **arrays)
     print(f"{len(index)} layer cases and model3d written with Keras {keras.__version__}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lamina-side", metavar="FOLDER",
+                        help="(internal) run with lamina's Python: write lamina's files")
+    parser.add_argument("--lamina-python", default="python3",
+                        help="the Python interpreter that can import lamina")
+    args = parser.parse_args()
+    if args.lamina_side:
+        lamina_side(args.lamina_side)
+    else:
+        keras_side(args.lamina_python)
 
 
 if __name__ == "__main__":
