@@ -10,22 +10,35 @@ from .base import LAYERS, InputSpec, Layer
 from .core import (Activation, Dense, Dropout, Flatten, Identity, Lambda, Permute, RepeatVector,
                    Reshape, Rescaling)
 from .input_layer import Input, InputLayer
-from .convolution import (Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,
-                          SeparableConv2D)
-from .noise import ActivityRegularization, GaussianNoise, SpatialDropout1D, SpatialDropout2D
-from .normalization import BatchNormalization, LayerNormalization
-from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
-                      GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
-                      MaxPooling1D, MaxPooling2D)
+from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from .convolution import (Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D,
+                          Convolution3D)
+from .convolution_transpose import (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose,
+                                    Convolution1DTranspose, Convolution2DTranspose,
+                                    Convolution3DTranspose)
+from .convolution_depthwise import (DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D,
+                                    SeparableConv2D, SeparableConvolution1D,
+                                    SeparableConvolution2D)
+from .noise import (ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise,
+                    SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
+from .normalization import (BatchNormalization, GroupNormalization, LayerNormalization,
+                            UnitNormalization)
+from .pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D,
+                      AvgPool2D, AvgPool3D, GlobalAveragePooling1D, GlobalAveragePooling2D,
+                      GlobalAveragePooling3D, GlobalAvgPool1D, GlobalAvgPool2D,
+                      GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
+                      GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D,
+                      MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
 from .preprocessing import Normalization
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
-from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract)
+from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract,
+                    add, average, concatenate, dot, maximum, minimum, multiply, subtract)
 from .rnn.bidirectional import Bidirectional
 from .rnn.rnn import GRU, LSTM, RNN, SimpleRNN
 from .rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
-from .reshaping import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, ZeroPadding1D,
-                        ZeroPadding2D)
+from .reshaping import (Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSampling2D,
+                        UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
 

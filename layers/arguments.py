@@ -20,16 +20,30 @@ def positive_tuple(layer, value, rank, arg_name):
     return tuple(int(v) for v in items)
 
 
+def int_or_int_list(layer, value, arg_name):
+    """Keras' axis arguments: an int, or a list (or tuple) of ints returned as a list."""
+    if isinstance(value, (list, tuple)) and value and all(is_int(v) for v in value):
+        return [int(v) for v in value]
+    if is_int(value):
+        return int(value)
+    raise layer_error(layer, f"needs {arg_name} to be an int or a list of ints, got "
+                             f"{value!r}")
+
+
 def is_int(value):
     return hasattr(value, "__index__") and not isinstance(value, bool)
 
 
 def check_data_format(layer, data_format):
-    """Only channels-last is implemented: ``None`` and ``"channels_last"`` pass."""
-    if data_format not in (None, "channels_last"):
-        raise layer_error(layer, f"supports only data_format='channels_last', got "
-                                 f"{data_format!r}")
-    return "channels_last"
+    """Keras' ``data_format``: ``"channels_last"`` (also ``None``, the default) or
+    ``"channels_first"`` (case-insensitive)."""
+    name = data_format.lower() if isinstance(data_format, str) else data_format
+    if name is None:
+        return "channels_last"
+    if name not in ("channels_last", "channels_first"):
+        raise layer_error(layer, f"needs data_format 'channels_last' or 'channels_first', "
+                                 f"got {data_format!r}")
+    return name
 
 
 def check_padding(layer, padding, allowed):

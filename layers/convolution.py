@@ -1,9 +1,12 @@
-"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D.
+"""Convolution layers: Conv1D, Conv2D, Conv3D (aliases Convolution1D/2D/3D) and the base
+class of every convolution layer (the transposed ones are in :mod:`.convolution_transpose`,
+the depthwise and separable ones in :mod:`.convolution_depthwise`).
 
-Every layer is channels-last and shares one base class, :class:`BaseConv`, which checks
-the arguments, the input and the window geometry, adds the bias and applies the
-activation; a subclass only says which weights it owns and how it convolves.
-Weight names, shapes and config keys are Keras 3's.
+Every layer computes channels-last (``data_format="channels_first"`` inputs are transposed
+around the computation) and shares one base class, :class:`BaseConv`, which checks the
+arguments, the input and the window geometry, adds the bias and applies the activation; a
+subclass only says which weights it owns and how it convolves. Weight names, shapes and
+config keys are Keras 3's.
 """
 
 from ..backends import ops
@@ -14,6 +17,7 @@ from .options import regularizers as regularizers_module
 from .options import weight_options
 from .arguments import check_data_format, check_padding, is_int, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
+from .channels import channel_axis, channels_last_shape, run_channels_last, shape_channels_last
 
 
 # ------------------------------------------------------------------ the shared base
@@ -65,22 +69,23 @@ class BaseConv(Layer):
 
     # -------------------------------------------------------------- shared logic
     def build(self, input_shape):
-        channels = input_shape[-1]
+        channels = channels_last_shape(self, input_shape)[-1]
         if channels is None:
-            raise layer_error(self, f"needs a known channel (last) dimension, got input "
-                                    f"shape {tuple(input_shape)}")
-        self._check_geometry(input_shape)
+            raise layer_error(self, f"needs a known channel dimension, got input shape "
+                                    f"{tuple(input_shape)}")
+        self._check_geometry(channels_last_shape(self, input_shape))
         self._build_kernels(channels)
         if self.use_bias:
             self.bias = self.add_weight((self._output_channels(channels),),
                                         self.bias_initializer,
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint, name="bias")
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: channels})
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={channel_axis(self): channels})
         self.built = True
 
     def _check_geometry(self, input_shape):
-        """Output spatial sizes, raising a ValueError naming the layer when empty."""
+        """Output spatial sizes of a channels-last ``input_shape``, raising a ValueError
+        naming the layer when empty."""
         sizes = []
         for axis, length in enumerate(input_shape[1:-1]):
             if length is None:
@@ -98,6 +103,9 @@ class BaseConv(Layer):
         return sizes
 
     def call(self, inputs):
+        return run_channels_last(self, inputs, self._call_channels_last)
+
+    def _call_channels_last(self, inputs):
         fused = self._activation_name if self._activation_name in FUSED_ACTIVATIONS else None
         try:
             outputs = self._convolve(inputs, fused)
@@ -114,6 +122,9 @@ class BaseConv(Layer):
         return outputs if fused_activation is None else self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
+        return shape_channels_last(self, input_shape, self._output_shape_channels_last)
+
+    def _output_shape_channels_last(self, input_shape):
         spatial = self._check_geometry(input_shape)
         channels = input_shape[-1]
         out_channels = None if channels is None else self._output_channels(channels)
@@ -134,7 +145,8 @@ class BaseConv(Layer):
                     regularizers_module.serialize(self.activity_regularizer)}
 
 
-def _check_filters(layer, filters):
+def check_filters(layer, filters):
+    """``filters`` as a positive int (a ValueError naming the layer otherwise)."""
     if not is_int(filters) or filters <= 0:
         raise layer_error(layer, f"needs a positive int filters, got {filters!r}")
     return int(filters)
@@ -142,7 +154,7 @@ def _check_filters(layer, filters):
 
 # ------------------------------------------------------------------ plain convolution
 class BaseConvolution(BaseConv):
-    """Convolution with ``filters`` outputs and optional ``groups`` (Conv1D, Conv2D)."""
+    """Convolution with ``filters`` outputs and optional ``groups`` (Conv1D/2D/3D)."""
 
     kernel_prefixes = ("kernel",)
 
@@ -156,7 +168,7 @@ class BaseConvolution(BaseConv):
                          activation, use_bias, bias_initializer, bias_regularizer,
                          activity_regularizer, bias_constraint, name, trainable, dtype,
                          input_shape)
-        self.filters = _check_filters(self, filters)
+        self.filters = check_filters(self, filters)
         if not is_int(groups) or groups <= 0 or self.filters % groups:
             raise layer_error(self, f"needs groups to be a positive int dividing filters="
                                     f"{self.filters}, got groups={groups!r}")
@@ -184,7 +196,7 @@ class BaseConvolution(BaseConv):
         return {**super().get_config(), "filters": self.filters, "groups": self.groups}
 
 
-@LAYERS.register()
+@LAYERS.register("Convolution1D")
 class Conv1D(BaseConvolution):
     """1-D convolution over (batch, steps, channels) -> (batch, new_steps, filters).
 
@@ -193,6 +205,8 @@ class Conv1D(BaseConvolution):
         kernel_size, strides, dilation_rate: an int or a tuple of one int.
         padding: ``"valid"``, ``"same"`` or ``"causal"`` (zeros on the left only, so
             output t sees inputs <= t).
+        data_format: ``"channels_last"`` (default) or ``"channels_first"`` (batch,
+            channels, steps).
         groups: split the input channels into this many groups.
         activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
         bias_regularizer, activity_regularizer: as in :class:`Dense`.
@@ -203,7 +217,7 @@ class Conv1D(BaseConvolution):
     paddings = ("valid", "same", "causal")
 
 
-@LAYERS.register()
+@LAYERS.register("Convolution2D")
 class Conv2D(BaseConvolution):
     """2-D convolution over (batch, height, width, channels) -> (batch, h', w', filters).
 
@@ -221,163 +235,17 @@ class Conv2D(BaseConvolution):
     rank = 2
 
 
-# ------------------------------------------------------------------ transposed convolution
-@LAYERS.register()
-class Conv2DTranspose(BaseConv):
-    """Transposed 2-D convolution (the gradient of Conv2D with respect to its input).
+@LAYERS.register("Convolution3D")
+class Conv3D(BaseConvolution):
+    """3-D convolution over (batch, d1, d2, d3, channels) -> (batch, d1', d2', d3', filters).
 
-    Output size per axis (``k`` the dilated kernel size): ``n * stride + max(k - stride, 0)``
-    for ``"valid"``, ``n * stride`` for ``"same"``. ``output_padding`` other than None is
-    not supported.
-    Weights: ``kernel`` (kh, kw, filters, in), ``bias`` (filters,).
+    Args: as :class:`Conv2D`, with tuples of three ints; ``padding`` ``"valid"`` or
+    ``"same"``. Weights: ``kernel`` (k1, k2, k3, in // groups, filters), ``bias``
+    (filters,).
     """
 
-    rank = 2
-    kernel_prefixes = ("kernel",)
-
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 output_padding=None, data_format=None, dilation_rate=(1, 1), activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, name=None, trainable=True,
-                 dtype=None, input_shape=None):
-        super().__init__(kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, bias_initializer, bias_regularizer,
-                         activity_regularizer, bias_constraint, name, trainable, dtype,
-                         input_shape)
-        self.filters = _check_filters(self, filters)
-        if output_padding is not None:
-            raise layer_error(self, f"supports only output_padding=None, got "
-                                    f"{output_padding!r}")
-        self.output_padding = None
-        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
-                             kernel_constraint)
-
-    def _build_kernels(self, channels):
-        self.kernel = self._add_kernel("kernel", self.kernel_size + (self.filters, channels),
-                                       self.kernel_initializer, self.kernel_regularizer,
-                                       self.kernel_constraint)
-
-    def _convolve_only(self, inputs):
-        return ops.conv_transpose(inputs, self.kernel, self.strides, self.padding,
-                                  self.dilation_rate)
-
-    def _output_length(self, length, axis):
-        stride = self.strides[axis]
-        effective = (self.kernel_size[axis] - 1) * self.dilation_rate[axis] + 1
-        if self.padding == "valid":
-            return length * stride + max(effective - stride, 0)
-        return length * stride
-
-    def _output_channels(self, channels):
-        return self.filters
-
-    def get_config(self):
-        return {**super().get_config(), "filters": self.filters,
-                "output_padding": self.output_padding}
+    rank = 3
 
 
-# ------------------------------------------------------------------ depthwise and separable
-class BaseDepthwise(BaseConv):
-    """Shared by the depthwise family: a ``depthwise_kernel`` (*kernel_size, in, mult)."""
-
-    def _init_depthwise(self, depth_multiplier, depthwise_initializer, depthwise_regularizer,
-                        depthwise_constraint):
-        if not is_int(depth_multiplier) or depth_multiplier <= 0:
-            raise layer_error(self, f"needs a positive int depth_multiplier, got "
-                                    f"{depth_multiplier!r}")
-        self.depth_multiplier = int(depth_multiplier)
-        weight_options.store(self, "depthwise", depthwise_initializer, depthwise_regularizer,
-                             depthwise_constraint)
-
-    def _build_depthwise(self, channels):
-        self.depthwise_kernel = self._add_kernel(
-            "depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
-            self.depthwise_initializer, self.depthwise_regularizer, self.depthwise_constraint)
-
-    def _depthwise(self, inputs):
-        return ops.depthwise_conv(inputs, self.depthwise_kernel, self.strides, self.padding,
-                                  self.dilation_rate)
-
-    def get_config(self):
-        return {**super().get_config(), "depth_multiplier": self.depth_multiplier}
-
-
-@LAYERS.register()
-class DepthwiseConv2D(BaseDepthwise):
-    """Convolves each input channel separately with ``depth_multiplier`` filters.
-
-    Output channel ``c * depth_multiplier + m`` is channel ``c`` convolved with filter
-    ``m``. Weights: ``depthwise_kernel`` (kh, kw, in, depth_multiplier), ``bias``
-    (in * depth_multiplier,).
-    """
-
-    rank = 2
-    kernel_prefixes = ("depthwise",)
-
-    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
-                 data_format=None, dilation_rate=(1, 1), activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
-                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, bias_constraint=None, name=None, trainable=True,
-                 dtype=None, input_shape=None):
-        super().__init__(kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, bias_initializer, bias_regularizer,
-                         activity_regularizer, bias_constraint, name, trainable, dtype,
-                         input_shape)
-        self._init_depthwise(depth_multiplier, depthwise_initializer, depthwise_regularizer,
-                             depthwise_constraint)
-
-    def _build_kernels(self, channels):
-        self._build_depthwise(channels)
-
-    def _convolve_only(self, inputs):
-        return self._depthwise(inputs)
-
-    def _output_channels(self, channels):
-        return channels * self.depth_multiplier
-
-
-@LAYERS.register()
-class SeparableConv2D(BaseDepthwise):
-    """Depthwise convolution followed by a 1x1 (pointwise) convolution to ``filters``.
-
-    Weights: ``depthwise_kernel`` (kh, kw, in, depth_multiplier), ``pointwise_kernel``
-    (1, 1, in * depth_multiplier, filters), ``bias`` (filters,).
-    """
-
-    rank = 2
-    kernel_prefixes = ("depthwise", "pointwise")
-
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None, pointwise_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
-                 pointwise_constraint=None, bias_constraint=None, name=None, trainable=True,
-                 dtype=None, input_shape=None):
-        super().__init__(kernel_size, strides, padding, data_format, dilation_rate,
-                         activation, use_bias, bias_initializer, bias_regularizer,
-                         activity_regularizer, bias_constraint, name, trainable, dtype,
-                         input_shape)
-        self.filters = _check_filters(self, filters)
-        self._init_depthwise(depth_multiplier, depthwise_initializer, depthwise_regularizer,
-                             depthwise_constraint)
-        weight_options.store(self, "pointwise", pointwise_initializer, pointwise_regularizer,
-                             pointwise_constraint)
-
-    def _build_kernels(self, channels):
-        self._build_depthwise(channels)
-        self.pointwise_kernel = self._add_kernel(
-            "pointwise_kernel", (1,) * self.rank + (channels * self.depth_multiplier,
-                                                    self.filters),
-            self.pointwise_initializer, self.pointwise_regularizer, self.pointwise_constraint)
-
-    def _convolve_only(self, inputs):
-        return ops.conv(self._depthwise(inputs), self.pointwise_kernel, 1, "valid", 1)
-
-    def _output_channels(self, channels):
-        return self.filters
-
-    def get_config(self):
-        return {**super().get_config(), "filters": self.filters}
+# Keras' other names for the same classes (registered under both names).
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D

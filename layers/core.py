@@ -8,6 +8,7 @@ from ..backends.random import SeededStream
 from .options import activations as activations_module
 from .options import regularizers as regularizers_module
 from .options import weight_options
+from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
 
 _FUSED = {"linear", "relu", "sigmoid", "tanh"}
@@ -114,7 +115,7 @@ class Dropout(Layer):
                  dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
         if not 0.0 <= rate < 1.0:
-            raise ValueError(f"Layer '{self.name}' (Dropout) needs rate in [0, 1), got {rate}")
+            raise layer_error(self, f"needs rate in [0, 1), got {rate}")
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
@@ -140,14 +141,18 @@ class Dropout(Layer):
 
 @LAYERS.register()
 class Flatten(Layer):
-    """Flattens every axis but the batch axis: (batch, ...) -> (batch, prod(...))."""
+    """Flattens every axis but the batch axis: (batch, ...) -> (batch, prod(...));
+    ``data_format="channels_first"`` inputs are flattened in channels-last order (Keras)."""
 
     def __init__(self, data_format=None, name=None, trainable=True, dtype=None,
                  input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        self.data_format = data_format
+        self.data_format = check_data_format(self, data_format)
 
     def call(self, inputs):
+        if self.data_format == "channels_first" and inputs.ndim > 2:
+            # Keras flattens channels-first inputs in channels-last order.
+            inputs = ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
         return ops.reshape(inputs, (inputs.shape[0], -1))
 
     def compute_output_shape(self, input_shape):

@@ -259,3 +259,47 @@ class Dot(_Merge):
 def _l2_normalize(x, axis):
     squared = ops.sum(ops.square(x), axis=axis, keepdims=True)
     return ops.divide(x, ops.sqrt(ops.maximum(squared, 1e-12)))
+
+
+# ------------------------------------------------------------------ functional helpers
+# Keras' lower-case forms: each builds the layer (``kwargs``: the base Layer's arguments,
+# such as ``name``) and calls it on ``inputs``, symbolic or eager.
+def add(inputs, **kwargs):
+    """``Add(**kwargs)(inputs)``: the elementwise sum of a list of tensors."""
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    """``Subtract(**kwargs)(inputs)``: ``inputs[0] - inputs[1]``."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    """``Multiply(**kwargs)(inputs)``: the elementwise product of a list of tensors."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    """``Average(**kwargs)(inputs)``: the elementwise mean of a list of tensors."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    """``Maximum(**kwargs)(inputs)``: the elementwise maximum of a list of tensors."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    """``Minimum(**kwargs)(inputs)``: the elementwise minimum of a list of tensors."""
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis=axis, **kwargs)(inputs)``: the tensors joined along ``axis``."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, normalize=False, **kwargs):
+    """``Dot(axes=axes, normalize=normalize, **kwargs)(inputs)``: the batched dot product
+    of two tensors along ``axes``."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -1,5 +1,7 @@
-"""Regularization layers that act while training: SpatialDropout1D/2D, GaussianNoise and
-ActivityRegularization."""
+"""Regularization layers that act while training: SpatialDropout1D/2D/3D, GaussianNoise,
+GaussianDropout, AlphaDropout and ActivityRegularization."""
+
+import math
 
 from ..backends import ops, state
 from ..backends.random import SeededStream
@@ -11,9 +13,11 @@ from .core import Dropout
 
 class BaseSpatialDropout(Dropout):
     """Dropout of whole channels: one keep/drop decision per (sample, channel), shared by
-    every spatial position (``rank`` spatial axes, channels last)."""
+    every spatial position (``rank`` spatial axes; channels last, or at axis 1 for
+    ``data_format="channels_first"``)."""
 
     rank = 1
+    data_format = "channels_last"
 
     def __init__(self, rate, seed=None, name=None, trainable=True, dtype=None,
                  input_shape=None):
@@ -23,6 +27,8 @@ class BaseSpatialDropout(Dropout):
 
     def _noise_shape(self, inputs):
         shape = inputs.shape
+        if self.data_format == "channels_first":
+            return (shape[0], shape[1]) + (1,) * self.rank
         return (shape[0],) + (1,) * self.rank + (shape[-1],)
 
     def get_config(self):
@@ -39,12 +45,8 @@ class SpatialDropout1D(BaseSpatialDropout):
     rank = 1
 
 
-@LAYERS.register()
-class SpatialDropout2D(BaseSpatialDropout):
-    """Drops entire feature maps of (batch, h, w, channels) inputs with probability
-    ``rate`` while training."""
-
-    rank = 2
+class BaseFormattedSpatialDropout(BaseSpatialDropout):
+    """Spatial dropout with Keras' ``data_format`` argument (2-D and 3-D)."""
 
     def __init__(self, rate, data_format=None, seed=None, name=None, trainable=True,
                  dtype=None, input_shape=None):
@@ -54,6 +56,94 @@ class SpatialDropout2D(BaseSpatialDropout):
 
     def get_config(self):
         return {**super().get_config(), "data_format": self.data_format}
+
+
+@LAYERS.register()
+class SpatialDropout2D(BaseFormattedSpatialDropout):
+    """Drops entire feature maps of (batch, h, w, channels) inputs with probability
+    ``rate`` while training."""
+
+    rank = 2
+
+
+@LAYERS.register()
+class SpatialDropout3D(BaseFormattedSpatialDropout):
+    """Drops entire feature volumes of (batch, d1, d2, d3, channels) inputs with
+    probability ``rate`` while training."""
+
+    rank = 3
+
+
+@LAYERS.register()
+class GaussianDropout(Layer):
+    """Multiplies the inputs by Gaussian noise of mean 1 and standard deviation
+    ``sqrt(rate / (1 - rate))`` while training only.
+
+    Args:
+        rate: drop probability of the equivalent Dropout, in [0, 1).
+        seed: optional seed for this layer's own random stream (else the global one).
+    """
+
+    supports_masking = True
+
+    def __init__(self, rate, seed=None, name=None, trainable=True, dtype=None,
+                 input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        if not 0.0 <= rate < 1.0:
+            raise layer_error(self, f"needs rate in [0, 1), got {rate!r}")
+        self.rate = float(rate)
+        self.seed = seed
+        self._stream = SeededStream(seed)
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0.0:
+            return inputs
+        noise = state.backend().random_normal(
+            self._stream.generator(), inputs.shape, inputs.dtype, mean=1.0,
+            stddev=math.sqrt(self.rate / (1.0 - self.rate)))
+        return ops.multiply(inputs, noise)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@LAYERS.register()
+class AlphaDropout(Dropout):
+    """Dropout that keeps the mean and variance of SELU activations, while training only.
+
+    A dropped input is set to ``alpha_p = -alpha * scale`` of SELU (its negative
+    saturation), then every value goes through ``a * x + b`` with ``a = ((1 - rate) * (1 +
+    rate * alpha_p ** 2)) ** -0.5`` and ``b = -a * alpha_p * rate`` (Keras' formula).
+
+    Args:
+        rate: drop probability in [0, 1).
+        noise_shape: optional shape of the keep/drop decisions, broadcast over the input
+            (``None`` entries take the input's size).
+        seed: optional seed for this layer's own random stream (else the global one).
+    """
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0.0:
+            return inputs
+        shape = tuple(inputs.shape) if self.noise_shape is None else tuple(
+            size if wanted is None else wanted
+            for size, wanted in zip(inputs.shape, self.noise_shape))
+        uniform = state.backend().random_uniform(self._stream.generator(), shape,
+                                                 inputs.dtype)
+        kept = (uniform >= self.rate).astype(inputs.dtype)
+        alpha_p = -_SELU_ALPHA * _SELU_SCALE
+        a = ((1.0 - self.rate) * (1.0 + self.rate * alpha_p ** 2)) ** -0.5
+        b = -a * alpha_p * self.rate
+        # a * (x * kept + alpha_p * (1 - kept)) + b
+        offset = (a * alpha_p) * (1 - kept) + b
+        return ops.add(ops.multiply(inputs, a * kept), offset.astype(inputs.dtype))
 
 
 @LAYERS.register()

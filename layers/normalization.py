@@ -1,9 +1,10 @@
-"""Normalization layers: BatchNormalization and LayerNormalization (last axis)."""
+"""Normalization layers: BatchNormalization and LayerNormalization (last axis),
+GroupNormalization (any channel axis) and UnitNormalization."""
 
 from ..backends import ops
 from .options import initializers as initializers_module
 from .options import weight_options
-from .arguments import layer_error
+from .arguments import int_or_int_list, is_int, layer_error
 from .base import LAYERS, InputSpec, Layer
 
 
@@ -34,9 +35,9 @@ class BaseNormalization(Layer):
 
     supports_masking = True
 
-    def _init_affine(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+    def _init_affine(self, epsilon, center, scale, beta_initializer, gamma_initializer,
                      beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint):
-        self.axis = _last_axis_only(self, axis)
+        """Stores the options of ``gamma`` and ``beta`` (the caller sets ``self.axis``)."""
         if not epsilon > 0:
             raise layer_error(self, f"needs epsilon > 0, got {epsilon!r}")
         self.epsilon = float(epsilon)
@@ -50,6 +51,12 @@ class BaseNormalization(Layer):
     def _build_affine(self, input_shape, scale=None, center=None):
         """Creates ``gamma`` then ``beta`` (Keras' order); returns the channel count."""
         channels = _check_axis_is_last(self, self.axis, input_shape)
+        self._add_affine_weights(channels, scale, center)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: channels})
+        return channels
+
+    def _add_affine_weights(self, channels, scale=None, center=None):
+        """``gamma`` then ``beta`` (Keras' order), each (channels,), as configured."""
         scale = self.scale if scale is None else scale
         center = self.center if center is None else center
         if scale:
@@ -60,8 +67,6 @@ class BaseNormalization(Layer):
             self.beta = self.add_weight((channels,), self.beta_initializer,
                                         regularizer=self.beta_regularizer,
                                         constraint=self.beta_constraint, name="beta")
-        self.input_spec = InputSpec(min_ndim=2, axes={-1: channels})
-        return channels
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -98,7 +103,8 @@ class BatchNormalization(BaseNormalization):
                  renorm_clipping=None, renorm_momentum=0.99, name=None, trainable=True,
                  dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        self._init_affine(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+        self.axis = _last_axis_only(self, axis)
+        self._init_affine(epsilon, center, scale, beta_initializer, gamma_initializer,
                           beta_regularizer, gamma_regularizer, beta_constraint,
                           gamma_constraint)
         if not 0.0 <= momentum <= 1.0:
@@ -177,7 +183,8 @@ class LayerNormalization(BaseNormalization):
                  name=None, trainable=True, dtype=None, input_shape=None):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
         self.rms_scaling = bool(rms_scaling)
-        self._init_affine(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+        self.axis = _last_axis_only(self, axis)
+        self._init_affine(epsilon, center, scale, beta_initializer, gamma_initializer,
                           beta_regularizer, gamma_regularizer, beta_constraint,
                           gamma_constraint)
 
@@ -197,3 +204,110 @@ class LayerNormalization(BaseNormalization):
 
     def get_config(self):
         return {**super().get_config(), "rms_scaling": self.rms_scaling}
+
+
+@LAYERS.register()
+class GroupNormalization(BaseNormalization):
+    """Splits the channels (``axis``) into ``groups`` groups and normalizes each sample
+    over every other non-batch axis within each group: ``y = (x - mean) / sqrt(var +
+    epsilon) * gamma + beta`` (biased variance).
+
+    Args:
+        groups: number of groups (must divide the channels), or -1 for one group per
+            channel (instance normalization; set to the channel count when built, as
+            Keras).
+        axis: the channel axis (an int).
+        epsilon, center, scale, initializers, regularizers, constraints: as
+            :class:`LayerNormalization`.
+    Weights: ``gamma``, ``beta``, each (channels,).
+    """
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 name=None, trainable=True, dtype=None, input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        if not is_int(groups) or (groups <= 0 and groups != -1):
+            raise layer_error(self, f"needs groups to be a positive int (or -1 for instance "
+                                    f"normalization), got {groups!r}")
+        if not is_int(axis):
+            raise layer_error(self, f"needs axis to be an int, got {axis!r}")
+        self.groups, self.axis = int(groups), int(axis)
+        self._init_affine(epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        if not -rank <= self.axis < rank or self.axis % rank == 0:
+            raise layer_error(self, f"needs axis to be a non-batch axis of its input, got "
+                                    f"axis={self.axis} for input of shape "
+                                    f"{tuple(input_shape)}")
+        channels = input_shape[self.axis]
+        if channels is None:
+            raise layer_error(self, f"needs a known size on axis {self.axis}, got input "
+                                    f"shape {tuple(input_shape)}")
+        if self.groups == -1:
+            self.groups = channels
+        if channels < self.groups or channels % self.groups:
+            raise layer_error(self, f"needs groups={self.groups} to divide the {channels} "
+                                    f"channels on axis {self.axis}")
+        self._add_affine_weights(channels)
+        self.input_spec = InputSpec(ndim=rank, axes={self.axis: channels})
+        self.built = True
+
+    def call(self, inputs):
+        shape = tuple(inputs.shape)
+        axis = self.axis % len(shape)
+        grouped_shape = shape[:axis] + (self.groups, shape[axis] // self.groups) + \
+            shape[axis + 1:]
+        grouped = ops.reshape(inputs, grouped_shape)
+        reduce = tuple(i for i in range(1, len(grouped_shape)) if i != axis)
+        mean = ops.mean(grouped, axis=reduce, keepdims=True)
+        variance = ops.var(grouped, axis=reduce, keepdims=True)
+        outputs = ops.reshape((grouped - mean) / ops.sqrt(variance + self.epsilon), shape)
+        broadcast = [1] * len(shape)
+        broadcast[axis] = shape[axis]
+        if self.gamma is not None:
+            outputs = outputs * ops.reshape(self.gamma, tuple(broadcast))
+        if self.beta is not None:
+            outputs = outputs + ops.reshape(self.beta, tuple(broadcast))
+        return outputs
+
+    def get_config(self):
+        return {**super().get_config(), "groups": self.groups}
+
+
+@LAYERS.register()
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm over ``axis``: ``x / max(||x||, 1e-12)``
+    (Keras' ``ops.normalize`` with ``epsilon=1e-12``).
+
+    Args:
+        axis: an int or a list of ints.
+    """
+
+    supports_masking = True
+
+    def __init__(self, axis=-1, name=None, trainable=True, dtype=None, input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        self.axis = int_or_int_list(self, axis, "axis")
+
+    def _axes(self, rank):
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        if any(not -rank <= a < rank for a in axes):
+            raise layer_error(self, f"has axis={self.axis} out of bounds for an input of "
+                                    f"rank {rank}")
+        return tuple(a % rank for a in axes)
+
+    def call(self, inputs):
+        axes = self._axes(len(inputs.shape))
+        squares = ops.sum(ops.square(inputs), axis=axes, keepdims=True)
+        return inputs / ops.sqrt(ops.maximum(squares, 1e-24))
+
+    def compute_output_shape(self, input_shape):
+        self._axes(len(input_shape))
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

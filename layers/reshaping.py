@@ -1,5 +1,8 @@
-"""Spatial reshaping layers: UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D
-(channels-last)."""
+"""Spatial reshaping layers: UpSampling1D/2D/3D, ZeroPadding1D/2D/3D, Cropping1D/2D/3D.
+
+Each computes channels-last; ``data_format="channels_first"`` inputs (where Keras has the
+argument) are transposed around the computation.
+"""
 
 import numpy as np
 
@@ -7,6 +10,7 @@ from ..backends import ops, state
 from ..backends.ops.core import xp
 from .arguments import check_data_format, is_int, layer_error, positive_tuple
 from .base import LAYERS, InputSpec, Layer
+from .channels import run_channels_last, shape_channels_last
 
 
 def pairs(layer, value, rank, arg_name):
@@ -45,9 +49,13 @@ def pairs(layer, value, rank, arg_name):
 
 # ------------------------------------------------------------------ up-sampling
 class BaseUpSampling(Layer):
-    """Repeats every spatial cell ``size`` times along each spatial axis."""
+    """Repeats every spatial cell ``size`` times along each spatial axis.
+
+    ``has_data_format``: whether Keras' class takes ``data_format`` (a config key).
+    """
 
     rank = 2
+    has_data_format = True
 
     def __init__(self, size, data_format, interpolation, name, trainable, dtype, input_shape):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
@@ -60,6 +68,9 @@ class BaseUpSampling(Layer):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def call(self, inputs):
+        return run_channels_last(self, inputs, self._upsample)
+
+    def _upsample(self, inputs):
         if self.interpolation == "bilinear":
             return self._bilinear(inputs)
         # (b, n1, n2, c) -> (b, n1, 1, n2, 1, c) * ones(1, 1, s1, 1, s2, 1) -> merge axes.
@@ -93,14 +104,19 @@ class BaseUpSampling(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape):
-        spatial = [None if n is None else n * s for n, s in zip(input_shape[1:-1], self.size)]
-        return (input_shape[0], *spatial, input_shape[-1])
+        def upsampled(shape):
+            spatial = [None if n is None else n * s for n, s in zip(shape[1:-1], self.size)]
+            return (shape[0], *spatial, shape[-1])
+
+        return shape_channels_last(self, input_shape, upsampled)
 
     def get_config(self):
         size = self.size[0] if self.rank == 1 else list(self.size)
         config = {**super().get_config(), "size": size}
-        if self.rank > 1:
-            config.update(data_format=self.data_format, interpolation=self.interpolation)
+        if self.has_data_format:
+            config["data_format"] = self.data_format
+        if self.rank == 2:
+            config["interpolation"] = self.interpolation
         return config
 
 
@@ -122,6 +138,7 @@ class UpSampling1D(BaseUpSampling):
     """Repeats each time step ``size`` times: (batch, steps, ch) -> (batch, steps*size, ch)."""
 
     rank = 1
+    has_data_format = False
 
     def __init__(self, size=2, name=None, trainable=True, dtype=None, input_shape=None):
         super().__init__(size, None, "nearest", name, trainable, dtype, input_shape)
@@ -139,12 +156,27 @@ class UpSampling2D(BaseUpSampling):
         super().__init__(size, data_format, interpolation, name, trainable, dtype, input_shape)
 
 
+@LAYERS.register()
+class UpSampling3D(BaseUpSampling):
+    """Repeats every cell ``size`` times along the three spatial axes (nearest)."""
+
+    rank = 3
+
+    def __init__(self, size=(2, 2, 2), data_format=None, name=None, trainable=True,
+                 dtype=None, input_shape=None):
+        super().__init__(size, data_format, "nearest", name, trainable, dtype, input_shape)
+
+
 # ------------------------------------------------------------------ padding and cropping
 class BaseSpatialAmounts(Layer):
-    """Shared by ZeroPadding and Cropping: ``rank`` (before, after) amounts."""
+    """Shared by ZeroPadding and Cropping: ``rank`` (before, after) amounts.
+
+    ``has_data_format``: whether Keras' class takes ``data_format`` (a config key).
+    """
 
     rank = 2
     argument = "padding"
+    has_data_format = True
 
     def __init__(self, amounts, data_format, name, trainable, dtype, input_shape):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
@@ -159,7 +191,7 @@ class BaseSpatialAmounts(Layer):
         amounts = self._amounts()
         value = list(amounts[0]) if self.rank == 1 else [list(p) for p in amounts]
         config = {**super().get_config(), self.argument: value}
-        if self.rank > 1:
+        if self.has_data_format:
             config["data_format"] = self.data_format
         return config
 
@@ -168,12 +200,16 @@ class BaseZeroPadding(BaseSpatialAmounts):
     argument = "padding"
 
     def call(self, inputs):
-        return ops.pad(inputs, ((0, 0),) + self.padding + ((0, 0),))
+        return run_channels_last(
+            self, inputs, lambda x: ops.pad(x, ((0, 0),) + self.padding + ((0, 0),)))
 
     def compute_output_shape(self, input_shape):
-        spatial = [None if n is None else n + a + b
-                   for n, (a, b) in zip(input_shape[1:-1], self.padding)]
-        return (input_shape[0], *spatial, input_shape[-1])
+        def padded(shape):
+            spatial = [None if n is None else n + a + b
+                       for n, (a, b) in zip(shape[1:-1], self.padding)]
+            return (shape[0], *spatial, shape[-1])
+
+        return shape_channels_last(self, input_shape, padded)
 
 
 class BaseCropping(BaseSpatialAmounts):
@@ -185,11 +221,17 @@ class BaseCropping(BaseSpatialAmounts):
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)
+        return run_channels_last(self, inputs, self._crop)
+
+    def _crop(self, inputs):
         index = (slice(None),) + tuple(slice(a, n - b) for (a, b), n in
                                        zip(self.cropping, inputs.shape[1:-1]))
         return ops.getitem(inputs, index)
 
     def compute_output_shape(self, input_shape):
+        return shape_channels_last(self, input_shape, self._cropped_shape)
+
+    def _cropped_shape(self, input_shape):
         spatial = []
         for axis, (n, (a, b)) in enumerate(zip(input_shape[1:-1], self.cropping)):
             if n is not None and n - a - b <= 0:
@@ -205,8 +247,9 @@ class ZeroPadding1D(BaseZeroPadding):
 
     rank = 1
 
-    def __init__(self, padding=1, name=None, trainable=True, dtype=None, input_shape=None):
-        super().__init__(padding, None, name, trainable, dtype, input_shape)
+    def __init__(self, padding=1, data_format=None, name=None, trainable=True, dtype=None,
+                 input_shape=None):
+        super().__init__(padding, data_format, name, trainable, dtype, input_shape)
 
 
 @LAYERS.register()
@@ -225,10 +268,25 @@ class ZeroPadding2D(BaseZeroPadding):
 
 
 @LAYERS.register()
+class ZeroPadding3D(BaseZeroPadding):
+    """Adds zeros around the three spatial axes.
+
+    ``padding``: an int, three symmetric ints or three (before, after) pairs.
+    """
+
+    rank = 3
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, name=None,
+                 trainable=True, dtype=None, input_shape=None):
+        super().__init__(padding, data_format, name, trainable, dtype, input_shape)
+
+
+@LAYERS.register()
 class Cropping1D(BaseCropping):
     """Removes ``cropping = (start, end)`` steps from the time axis."""
 
     rank = 1
+    has_data_format = False
 
     def __init__(self, cropping=(1, 1), name=None, trainable=True, dtype=None,
                  input_shape=None):
@@ -246,4 +304,18 @@ class Cropping2D(BaseCropping):
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, name=None, trainable=True,
                  dtype=None, input_shape=None):
+        super().__init__(cropping, data_format, name, trainable, dtype, input_shape)
+
+
+@LAYERS.register()
+class Cropping3D(BaseCropping):
+    """Removes cells at the borders of the three spatial axes.
+
+    ``cropping``: an int, three symmetric ints or three (before, after) pairs.
+    """
+
+    rank = 3
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, name=None,
+                 trainable=True, dtype=None, input_shape=None):
         super().__init__(cropping, data_format, name, trainable, dtype, input_shape)

@@ -1,4 +1,5 @@
-"""Convolution layers: forward against plain-NumPy loops, gradients against finite
+"""Convolution layers (Conv1D/2D/3D and the shared base): forward against plain-NumPy
+loops and Keras 3's recorded outputs, channels_first, aliases, gradients against finite
 differences (float64), configs, output shapes, models, and bad arguments/inputs."""
 
 import numpy as np
@@ -7,6 +8,8 @@ import pytest
 import lamina
 from lamina import layers
 
+from harness.conv_references import reference_conv
+from harness.keras_references import case_id, check_against_keras, keras_cases
 from harness.layers import (  # noqa: F401  (the shared tests of CASES, collected here)
     test_config_round_trip_and_output_shape, test_gradients_match_finite_differences,
     test_inside_sequential_and_functional_models)
@@ -16,66 +19,6 @@ RNG = np.random.default_rng(3)
 
 def rand(*shape):
     return RNG.uniform(-1.0, 1.0, size=shape)
-
-
-# ------------------------------------------------------------------ plain-NumPy references
-def same_pads(n, k, s, d):
-    """TF/Keras 'same' rule for one axis: (out, before)."""
-    effective = (k - 1) * d + 1
-    out = -(-n // s)
-    total = max((out - 1) * s + effective - n, 0)
-    return out, total // 2
-
-
-def reference_conv(x, kernel, strides, padding, dilation, groups=1):
-    """N-d cross-correlation with an explicit loop over output positions and taps."""
-    rank = x.ndim - 2
-    ksize = kernel.shape[:rank]
-    geometry = []
-    for n, k, s, d in zip(x.shape[1:-1], ksize, strides, dilation):
-        effective = (k - 1) * d + 1
-        if padding == "valid":
-            geometry.append(((n - effective) // s + 1, 0))
-        elif padding == "causal":
-            geometry.append((-(-n // s), effective - 1))
-        else:
-            geometry.append(same_pads(n, k, s, d))
-    cin_g, cout = kernel.shape[-2], kernel.shape[-1]
-    cout_g = cout // groups
-    out = np.zeros((x.shape[0],) + tuple(o for o, _ in geometry) + (cout,))
-    for position in np.ndindex(*out.shape[1:-1]):
-        for tap in np.ndindex(*ksize):
-            index = tuple(p * s + t * d - before for p, t, s, d, (_, before)
-                          in zip(position, tap, strides, dilation, geometry))
-            if any(i < 0 or i >= n for i, n in zip(index, x.shape[1:-1])):
-                continue
-            pixel = x[(slice(None),) + index]
-            for g in range(groups):
-                out[(slice(None),) + position + (slice(g * cout_g, (g + 1) * cout_g),)] += (
-                    pixel[:, g * cin_g:(g + 1) * cin_g] @ kernel[tap][:, g * cout_g:
-                                                                      (g + 1) * cout_g])
-    return out
-
-
-def reference_conv_transpose(x, kernel, strides, padding, dilation):
-    """Scatter every input pixel through the kernel (kernel (kh, kw, out, in)), then crop
-    with the padding of the forward convolution of the output size."""
-    spatial = x.shape[1:-1]
-    ksize = kernel.shape[:2]
-    full_sizes, out_sizes, befores = [], [], []
-    for n, k, s, d in zip(spatial, ksize, strides, dilation):
-        effective = (k - 1) * d + 1
-        out = n * s + max(effective - s, 0) if padding == "valid" else n * s
-        total = max((n - 1) * s + effective - out, 0)
-        full_sizes.append(max((n - 1) * s + effective, out))
-        out_sizes.append(out)
-        befores.append(total // 2 if padding == "same" else 0)
-    buffer = np.zeros((x.shape[0], *full_sizes, kernel.shape[2]))
-    for i, j in np.ndindex(*spatial):
-        for a, b in np.ndindex(*ksize):
-            row, col = i * strides[0] + a * dilation[0], j * strides[1] + b * dilation[1]
-            buffer[:, row, col, :] += x[:, i, j, :] @ kernel[a, b].T
-    return buffer[:, befores[0]:befores[0] + out_sizes[0], befores[1]:befores[1] + out_sizes[1]]
 
 
 def run(layer, x):
@@ -124,45 +67,47 @@ def test_conv1d_matches_loop_reference(padding):
         np.testing.assert_allclose(run(layer, changed)[:, :6], got[:, :6], atol=1e-6)
 
 
-@pytest.mark.parametrize("padding", ["valid", "same"])
-@pytest.mark.parametrize("strides, kernel_size", [((1, 1), (3, 3)), ((2, 2), (3, 3)),
-                                                  ((2, 2), (2, 2)), ((3, 2), (2, 3))])
-def test_conv2d_transpose_matches_scatter_reference(padding, strides, kernel_size):
-    x = rand(2, 3, 4, 3).astype("float32")
-    layer = layers.Conv2DTranspose(2, kernel_size, strides=strides, padding=padding,
-                                   bias_initializer="random_normal")
+def test_conv3d_matches_loop_reference():
+    x = rand(2, 4, 5, 3, 2).astype("float32")
+    layer = layers.Conv3D(3, (2, 3, 2), strides=(1, 2, 1), padding="same", groups=1,
+                          dilation_rate=1, bias_initializer="random_normal")
     got = run(layer, x)
     kernel, bias = layer.get_weights()
-    assert kernel.shape == kernel_size + (2, 3)
-    expected = reference_conv_transpose(x, kernel, strides, padding, (1, 1)) + bias
-    assert got.shape == expected.shape
-    assert layer.compute_output_shape((None, 3, 4, 3)) == (None,) + expected.shape[1:]
+    assert kernel.shape == (2, 3, 2, 2, 3)
+    expected = reference_conv(x, kernel, (1, 2, 1), "same", (1, 1, 1)) + bias
     np.testing.assert_allclose(got, expected, atol=1e-5)
 
 
-def test_depthwise_and_separable_match_reference():
-    x = rand(2, 6, 5, 3).astype("float32")
-    depthwise = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same", strides=2,
-                                       bias_initializer="random_normal")
-    got = run(depthwise, x)
-    kernel, bias = depthwise.get_weights()
-    assert kernel.shape == (3, 3, 3, 2) and bias.shape == (6,)
-    # Output channel c * multiplier + m: channel c through filter m.
-    expected = np.concatenate(
-        [reference_conv(x[..., c:c + 1], kernel[:, :, c:c + 1, :], (2, 2), "same", (1, 1))
-         for c in range(3)], axis=-1) + bias
-    np.testing.assert_allclose(got, expected, atol=1e-5)
+@pytest.mark.parametrize("case", keras_cases("lamina.layers.convolution"), ids=case_id)
+def test_matches_keras(case):
+    check_against_keras(case)
 
-    separable = layers.SeparableConv2D(4, 2, depth_multiplier=2, dilation_rate=2,
-                                       bias_initializer="random_normal")
-    got = run(separable, x)
-    depth_kernel, point_kernel, bias = separable.get_weights()
-    assert depth_kernel.shape == (2, 2, 3, 2) and point_kernel.shape == (1, 1, 6, 4)
-    depth = np.concatenate(
-        [reference_conv(x[..., c:c + 1], depth_kernel[:, :, c:c + 1, :], (1, 1), "valid",
-                        (2, 2)) for c in range(3)], axis=-1)
-    expected = depth @ point_kernel[0, 0] + bias
-    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda f: layers.Conv1D(3, 3, padding="causal", data_format=f), (2, 7, 2)),
+    (lambda f: layers.Conv2D(3, 2, strides=2, padding="same", data_format=f), (2, 5, 4, 2)),
+    (lambda f: layers.Conv3D(2, 2, data_format=f), (1, 3, 4, 3, 2)),
+])
+def test_channels_first_is_channels_last_transposed(make, shape):
+    x = rand(*shape).astype("float32")
+    last, first = make("channels_last"), make("channels_first")
+    moved = np.moveaxis(x, -1, 1)
+    first(moved)
+    last(x)
+    first.set_weights(last.get_weights())       # the same weight shapes in both layouts
+    np.testing.assert_allclose(first(moved).numpy(), np.moveaxis(last(x).numpy(), -1, 1),
+                               atol=1e-6)
+    assert first.compute_output_shape((None,) + moved.shape[1:]) == \
+        (None,) + np.moveaxis(last(x).numpy(), -1, 1).shape[1:]
+    assert first.get_config()["data_format"] == "channels_first"
+
+
+def test_keras_aliases_are_the_same_classes_and_deserialize():
+    assert layers.Convolution1D is layers.Conv1D
+    assert layers.Convolution2D is layers.Conv2D and layers.Convolution3D is layers.Conv3D
+    config = layers.Conv2D(2, 3, name="aliased").get_config()
+    rebuilt = layers.get("Convolution2D").from_config(config)
+    assert type(rebuilt) is layers.Conv2D and rebuilt.get_config() == config
 
 
 def test_weight_names_order_and_defaults():
@@ -174,13 +119,10 @@ def test_weight_names_order_and_defaults():
     no_bias = layers.Conv1D(8, 5, use_bias=False)
     no_bias.build((None, 20, 4))
     assert [w.shape for w in no_bias.weights] == [(5, 4, 8)]
-    separable = layers.SeparableConv2D(8, 3)
-    separable.build((None, 10, 10, 3))
-    assert [w.name for w in separable.weights] == ["depthwise_kernel", "pointwise_kernel",
-                                                   "bias"]
-    depthwise = layers.DepthwiseConv2D(3)
-    depthwise.build((None, 10, 10, 3))
-    assert [w.name for w in depthwise.weights] == ["depthwise_kernel", "bias"]
+    conv3d = layers.Conv3D(4, 2)
+    conv3d.build((None, 5, 5, 5, 2))
+    assert [w.shape for w in conv3d.weights] == [(2, 2, 2, 2, 4), (4,)]
+    assert conv3d.get_config()["strides"] == [1, 1, 1]
     config = layers.Conv2D(8, 3).get_config()
     assert config["kernel_size"] == [3, 3] and config["strides"] == [1, 1]
     assert config["dilation_rate"] == [1, 1] and config["padding"] == "valid"
@@ -203,14 +145,11 @@ CASES = [
     (lambda: layers.Conv2D(3, (2, 3), strides=(2, 1), padding="same"), (2, 5, 4, 2)),
     (lambda: layers.Conv2D(2, 2, dilation_rate=2, activation="sigmoid",
                            bias_initializer="random_normal"), (2, 5, 5, 2)),
-    (lambda: layers.Conv2DTranspose(2, 3, strides=2, padding="same"), (2, 3, 3, 2)),
-    (lambda: layers.Conv2DTranspose(2, 2, strides=1, padding="valid"), (1, 3, 2, 2)),
-    (lambda: layers.DepthwiseConv2D(2, depth_multiplier=2, strides=2, padding="same"),
-     (2, 4, 5, 2)),
-    (lambda: layers.SeparableConv2D(3, 2, depth_multiplier=2, padding="same"), (2, 3, 4, 2)),
+    (lambda: layers.Conv3D(2, 2, strides=(1, 2, 1), padding="same", groups=2), (1, 3, 3, 2, 2)),
+    (lambda: layers.Conv2D(2, 2, data_format="channels_first"), (2, 2, 3, 3)),
 ]
-CASE_IDS = ["conv1d_causal", "conv1d_groups", "conv2d_same", "conv2d_dilated",
-            "transpose_same", "transpose_valid", "depthwise", "separable"]
+CASE_IDS = ["conv1d_causal", "conv1d_groups", "conv2d_same", "conv2d_dilated", "conv3d",
+            "conv2d_channels_first"]
 
 
 def test_unknown_spatial_sizes_in_functional_model():
@@ -232,12 +171,10 @@ def test_unknown_spatial_sizes_in_functional_model():
     (lambda: layers.Conv1D(4, 3, strides=0, name="c5"), "Layer 'c5' .*strides"),
     (lambda: layers.Conv2D(4, 3, padding="causal", name="c6"), "Layer 'c6' .*padding"),
     (lambda: layers.Conv2D(4, 3, groups=3, name="c7"), "Layer 'c7' .*groups"),
-    (lambda: layers.Conv2D(4, 3, data_format="channels_first", name="c8"),
-     "Layer 'c8' .*channels_last"),
-    (lambda: layers.DepthwiseConv2D(3, depth_multiplier=0, name="c9"),
-     "Layer 'c9' .*depth_multiplier"),
-    (lambda: layers.Conv2DTranspose(4, 3, output_padding=1, name="c10"),
-     "Layer 'c10' .*output_padding"),
+    (lambda: layers.Conv2D(4, 3, data_format="channels_middle", name="c8"),
+     "Layer 'c8' .*data_format 'channels_last' or 'channels_first'"),
+    (lambda: layers.Conv3D(4, (3, 3), name="c9"), "Layer 'c9' .*kernel_size"),
+    (lambda: layers.Conv3D(4, 3, padding="causal", name="c10"), "Layer 'c10' .*padding"),
 ])
 def test_bad_arguments_raise_value_error_naming_the_layer(make, message):
     with pytest.raises(ValueError, match=message):

@@ -9,6 +9,8 @@ import lamina
 from lamina import layers, ops
 from lamina.layers import Layer
 
+from harness.keras_references import case_id, check_against_keras, keras_cases
+
 
 def rng(seed=0):
     return np.random.default_rng(seed)
@@ -125,6 +127,20 @@ def test_flatten():
     np.testing.assert_array_equal(layer(x).numpy(), x.reshape(2, 12))
     assert layer.compute_output_shape((None, 3, 4)) == (None, 12)
     assert layer(lamina.Input((2, 5, 3))).shape == (None, 30)
+
+
+def test_flatten_channels_first_flattens_in_channels_last_order():
+    x = f32(np.arange(24).reshape(2, 3, 2, 2))
+    layer = layers.Flatten(data_format="channels_first")
+    np.testing.assert_array_equal(layer(x).numpy(),
+                                  np.moveaxis(x, 1, -1).reshape(2, 12))
+    assert layer.get_config()["data_format"] == "channels_first"
+    assert layers.Flatten().get_config()["data_format"] == "channels_last"
+
+
+@pytest.mark.parametrize("case", keras_cases("lamina.layers.core"), ids=case_id)
+def test_matches_keras(case):
+    check_against_keras(case)
 
 
 def test_reshape_with_and_without_minus_one():

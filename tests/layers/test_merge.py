@@ -57,6 +57,35 @@ def test_elementwise_values(name):
     np.testing.assert_allclose(out.numpy(), reference(np.stack(xs)), rtol=1e-6)
 
 
+@pytest.mark.parametrize("helper, cls", [
+    (layers.add, layers.Add), (layers.subtract, layers.Subtract),
+    (layers.multiply, layers.Multiply), (layers.average, layers.Average),
+    (layers.maximum, layers.Maximum), (layers.minimum, layers.Minimum)])
+def test_functional_helpers_build_and_call_the_layer(helper, cls):
+    xs = [rand(3, 4), rand(3, 4)]
+    np.testing.assert_allclose(helper(xs).numpy(), cls()(xs).numpy())
+    a, b = lamina.Input((4,)), lamina.Input((4,))
+    out = helper([a, b], name=f"helper_{cls.__name__.lower()}")
+    model = lamina.Model([a, b], out)
+    assert type(model.layers[-1]) is cls and model.layers[-1].name.startswith("helper_")
+    np.testing.assert_allclose(model.predict(xs, verbose=0), cls()(xs).numpy(), rtol=1e-6)
+
+
+def test_concatenate_and_dot_helpers_take_keras_arguments():
+    x, y = rand(2, 3, 4), rand(2, 3, 5)
+    np.testing.assert_array_equal(layers.concatenate([x, y]).numpy(),
+                                  np.concatenate([x, y], axis=-1))
+    np.testing.assert_array_equal(layers.concatenate([x, x], axis=1).numpy(),
+                                  np.concatenate([x, x], axis=1))
+    np.testing.assert_allclose(layers.dot([x, x], axes=2).numpy(), x @ x.transpose(0, 2, 1),
+                               rtol=1e-5)
+    u, v = rand(2, 4), rand(2, 4)
+    cosine = (u * v).sum(-1) / np.linalg.norm(u, axis=-1) / np.linalg.norm(v, axis=-1)
+    np.testing.assert_allclose(layers.dot([u, v], axes=-1, normalize=True).numpy()[:, 0],
+                               cosine, rtol=1e-5)
+    np.testing.assert_allclose(layers.dot([u, v]).numpy()[:, 0], (u * v).sum(-1), rtol=1e-5)
+
+
 def test_subtract_and_broadcasting():
     a, b = rand(3, 4), rand(3, 4)
     np.testing.assert_allclose(layers.Subtract()([a, b]).numpy(), a - b)

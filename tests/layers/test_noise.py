@@ -1,5 +1,6 @@
-"""Noise and regularization layers (``layers/noise.py``): SpatialDropout1D/2D, GaussianNoise
-and ActivityRegularization: behaviour, gradients, configs, shapes and models."""
+"""Noise and regularization layers (``layers/noise.py``): SpatialDropout1D/2D/3D,
+GaussianNoise, GaussianDropout, AlphaDropout and ActivityRegularization: behaviour,
+gradients, configs, shapes and models."""
 
 import numpy as np
 import pytest
@@ -29,21 +30,27 @@ def upstream_gradient(layer, x, training):
 
 
 # ------------------------------------------------------------------ spatial dropout
-@pytest.mark.parametrize("cls, shape", [(layers.SpatialDropout1D, (8, 5, 16)),
-                                        (layers.SpatialDropout2D, (8, 3, 4, 16))])
-def test_spatial_dropout_drops_whole_channels(cls, shape):
+@pytest.mark.parametrize("cls, shape, data_format", [
+    (layers.SpatialDropout1D, (8, 5, 16), None),
+    (layers.SpatialDropout2D, (8, 3, 4, 16), None),
+    (layers.SpatialDropout3D, (8, 3, 2, 2, 16), None),
+    (layers.SpatialDropout2D, (8, 16, 3, 4), "channels_first"),
+    (layers.SpatialDropout3D, (8, 16, 2, 3, 2), "channels_first"),
+])
+def test_spatial_dropout_drops_whole_channels(cls, shape, data_format):
     x = RNG.uniform(0.5, 1.5, size=shape).astype("float32")
-    layer = cls(0.5, seed=3)
+    layer = cls(0.5, seed=3) if data_format is None else cls(0.5, data_format, seed=3)
     np.testing.assert_array_equal(layer(x).numpy(), x)  # inference: identity
     out, gradient, upstream = upstream_gradient(layer, x, training=True)
-    kept = (out != 0).reshape(shape[0], -1, shape[-1])
+    channels_last = out if data_format is None else np.moveaxis(out, 1, -1)
+    kept = (channels_last != 0).reshape(shape[0], -1, 16)
     # Each (sample, channel) is kept or dropped at every position together.
     assert np.all(kept.all(axis=1) | ~kept.any(axis=1))
     assert 0.25 < kept[:, 0].mean() < 0.75
     np.testing.assert_allclose(out[out != 0], (x * 2)[out != 0], rtol=1e-6)
     np.testing.assert_allclose(gradient, upstream * (out / x), rtol=1e-6, atol=1e-6)
-    assert cls(0.5, seed=3)(x, training=True).numpy().tolist() == \
-        cls(0.5, seed=3)(x, training=True).numpy().tolist()
+    assert layer.__class__.from_config(layer.get_config())(x, training=True).numpy().tolist() \
+        == cls.from_config(layer.get_config())(x, training=True).numpy().tolist()
 
 
 def test_spatial_dropout_config_and_errors():
@@ -56,8 +63,64 @@ def test_spatial_dropout_config_and_errors():
         layers.SpatialDropout2D(0.5, name="sd0")(rand(2, 3, 4).astype("float32"))
     with pytest.raises(ValueError, match="sd1"):
         layers.SpatialDropout1D(1.5, name="sd1")
-    with pytest.raises(ValueError, match="Layer 'sd2' .*channels_last"):
-        layers.SpatialDropout2D(0.5, data_format="channels_first", name="sd2")
+    with pytest.raises(ValueError, match="Layer 'sd2' .*data_format"):
+        layers.SpatialDropout3D(0.5, data_format="channels_middle", name="sd2")
+    assert layers.SpatialDropout3D(0.1, "channels_first").get_config()["data_format"] == \
+        "channels_first"
+
+
+# ------------------------------------------------------------------ Gaussian and alpha dropout
+def test_gaussian_dropout_multiplies_by_unit_mean_noise_while_training():
+    x = RNG.uniform(0.5, 1.5, size=(200, 100)).astype("float32")
+    layer = layers.GaussianDropout(0.2, seed=4)
+    np.testing.assert_array_equal(layer(x).numpy(), x)
+    out, gradient, upstream = upstream_gradient(layer, x, training=True)
+    assert out.dtype == np.float32
+    factor = out / x
+    assert abs(factor.mean() - 1.0) < 0.01
+    assert abs(factor.std() - np.sqrt(0.2 / 0.8)) < 0.01
+    np.testing.assert_allclose(gradient, upstream * factor, rtol=1e-5, atol=1e-6)
+    same = layers.GaussianDropout(0.2, seed=4)(x, training=True).numpy()
+    np.testing.assert_array_equal(same, out)
+    np.testing.assert_array_equal(layers.GaussianDropout(0.0)(x, training=True).numpy(), x)
+
+
+def alpha_dropout_affine(rate):
+    """Keras' (a, b, dropped value) of AlphaDropout."""
+    alpha_p = -1.6732632423543772 * 1.0507009873554805
+    a = ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * rate
+    return a, b, a * alpha_p + b
+
+
+def test_alpha_dropout_keeps_selu_statistics_while_training():
+    x = RNG.standard_normal((400, 250)).astype("float32")
+    layer = layers.AlphaDropout(0.2, seed=5)
+    np.testing.assert_array_equal(layer(x).numpy(), x)
+    out, gradient, upstream = upstream_gradient(layer, x, training=True)
+    a, b, dropped_value = alpha_dropout_affine(0.2)
+    kept = np.isclose(out, a * x + b, atol=1e-5)
+    dropped = np.isclose(out, dropped_value, atol=1e-5)
+    assert np.all(kept | dropped)
+    assert abs(dropped.mean() - 0.2) < 0.01
+    assert abs(out.mean()) < 0.02 and abs(out.var() - 1.0) < 0.02   # SELU's fixed point
+    np.testing.assert_allclose(gradient, upstream * a * kept, rtol=1e-5, atol=1e-6)
+
+
+def test_alpha_dropout_noise_shape_broadcasts_decisions():
+    x = RNG.standard_normal((50, 6)).astype("float32")
+    out = layers.AlphaDropout(0.5, noise_shape=(None, 1), seed=6)(x, training=True).numpy()
+    dropped = np.isclose(out, alpha_dropout_affine(0.5)[2], atol=1e-6)
+    assert np.all(dropped.all(axis=1) | ~dropped.any(axis=1))   # whole rows together
+    config = layers.AlphaDropout(0.5, noise_shape=(None, 1)).get_config()
+    assert config["noise_shape"] == [None, 1] and config["seed"] is None
+
+
+@pytest.mark.parametrize("make", [lambda: layers.GaussianDropout(1.0, name="gd"),
+                                  lambda: layers.AlphaDropout(-0.1, name="gd")])
+def test_dropout_rates_are_checked(make):
+    with pytest.raises(ValueError, match=r"Layer 'gd' \(\w+\) needs rate in \[0, 1\)"):
+        make()
 
 
 # ------------------------------------------------------------------ Gaussian noise
@@ -107,5 +170,9 @@ CASES = [
     (lambda: layers.SpatialDropout2D(0.5), (2, 2, 3, 2)),
     (lambda: layers.GaussianNoise(0.3), (2, 3)),
     (lambda: layers.ActivityRegularization(0.1, 0.2), (2, 3)),
+    (lambda: layers.SpatialDropout3D(0.5), (2, 2, 2, 2, 2)),
+    (lambda: layers.GaussianDropout(0.3, seed=1), (2, 3)),
+    (lambda: layers.AlphaDropout(0.3, noise_shape=(None, 3)), (2, 3)),
 ]
-CASE_IDS = ["sdrop1d", "sdrop2d", "noise", "activity"]
+CASE_IDS = ["sdrop1d", "sdrop2d", "noise", "activity", "sdrop3d", "gaussian_dropout",
+            "alpha_dropout"]

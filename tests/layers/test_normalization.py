@@ -1,11 +1,14 @@
-"""BatchNormalization and LayerNormalization: values against plain NumPy, moving
-statistics, frozen layers, gradients, configs, shapes, models and bad arguments."""
+"""BatchNormalization, LayerNormalization, GroupNormalization and UnitNormalization: values
+against plain NumPy and Keras 3's recorded outputs, moving statistics, frozen layers,
+gradients, configs, shapes, models and bad arguments."""
 
 import numpy as np
 import pytest
 
 import lamina
 from lamina import layers
+
+from harness.keras_references import case_id, check_against_keras, keras_cases
 
 RNG = np.random.default_rng(13)
 
@@ -154,6 +157,75 @@ def test_layer_norm_values():
                                atol=1e-5)
 
 
+# ------------------------------------------------------------------ group and unit
+def group_norm_reference(x, groups, gamma, beta, epsilon):
+    """Per sample and group: normalize the group's channels over every spatial cell."""
+    out = np.empty_like(x, dtype="float64")
+    size = x.shape[-1] // groups
+    for n in range(x.shape[0]):
+        for g in range(groups):
+            block = x[n, ..., g * size:(g + 1) * size].astype("float64")
+            out[n, ..., g * size:(g + 1) * size] = (block - block.mean()) / np.sqrt(
+                block.var() + epsilon)
+    return out * gamma + beta
+
+
+@pytest.mark.parametrize("groups", [1, 2, 4, -1])
+def test_group_norm_values(groups):
+    x = rand(3, 5, 2, 4).astype("float32")
+    layer = layers.GroupNormalization(groups, gamma_initializer="random_uniform",
+                                      beta_initializer="random_uniform")
+    got = layer(x).numpy()
+    gamma, beta = layer.get_weights()
+    assert [w.name for w in layer.weights] == ["gamma", "beta"]
+    expected = group_norm_reference(x, 4 if groups == -1 else groups, gamma, beta, 1e-3)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert layer.get_config()["groups"] == (4 if groups == -1 else groups)   # as Keras
+
+
+def test_group_norm_on_a_channels_first_axis():
+    x = rand(2, 4, 3, 5).astype("float32")
+    layer = layers.GroupNormalization(2, axis=1, center=False)
+    got = layer(x).numpy()
+    assert [w.shape for w in layer.weights] == [(4,)]
+    reference = group_norm_reference(np.moveaxis(x, 1, -1), 2, layer.get_weights()[0], 0.0,
+                                     1e-3)
+    np.testing.assert_allclose(got, np.moveaxis(reference, -1, 1), atol=1e-5)
+
+
+def test_unit_norm_values():
+    x = rand(3, 4, 5).astype("float32")
+    np.testing.assert_allclose(layers.UnitNormalization()(x).numpy(),
+                               x / np.linalg.norm(x, axis=-1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(
+        layers.UnitNormalization(axis=[1, 2])(x).numpy(),
+        x / np.sqrt((x ** 2).sum(axis=(1, 2), keepdims=True)), rtol=1e-5)
+    assert np.all(layers.UnitNormalization()(np.zeros((2, 3), "float32")).numpy() == 0)
+    assert layers.UnitNormalization(axis=(1, 2)).get_config()["axis"] == [1, 2]
+
+
+@pytest.mark.parametrize("case", keras_cases("lamina.layers.normalization"), ids=case_id)
+def test_matches_keras(case):
+    check_against_keras(case)
+
+
+def test_group_and_unit_norm_bad_arguments():
+    with pytest.raises(ValueError, match=r"Layer 'g0' \(GroupNormalization\) needs groups"):
+        layers.GroupNormalization(0, name="g0")
+    with pytest.raises(ValueError, match="Layer 'g1' .*axis"):
+        layers.GroupNormalization(2, axis=[1], name="g1")
+    with pytest.raises(ValueError, match="Layer 'g2' .*divide the 6 channels"):
+        layers.GroupNormalization(4, name="g2")(rand(2, 6).astype("float32"))
+    with pytest.raises(ValueError, match="Layer 'g3' .*non-batch axis"):
+        layers.GroupNormalization(1, axis=0, name="g3")(rand(2, 6).astype("float32"))
+    with pytest.raises(ValueError, match="Layer 'g4' .*epsilon"):
+        layers.GroupNormalization(1, epsilon=-1.0, name="g4")
+    with pytest.raises(ValueError, match="Layer 'u0' .*axis"):
+        layers.UnitNormalization(axis="last", name="u0")
+    with pytest.raises(ValueError, match="Layer 'u1' .*out of bounds"):
+        layers.UnitNormalization(axis=3, name="u1")(rand(2, 3).astype("float32"))
+
+
 # ------------------------------------------------------------------ shared checks
 CASES = [
     (lambda: randomized_batch_norm(), (5, 3), True),
@@ -162,8 +234,14 @@ CASES = [
     (lambda: layers.LayerNormalization(gamma_initializer="random_uniform"), (2, 3, 4), False),
     (lambda: layers.LayerNormalization(scale=False), (3, 4), False),
     (lambda: layers.LayerNormalization(rms_scaling=True), (3, 4), False),
+    (lambda: layers.GroupNormalization(2, gamma_initializer="random_uniform",
+                                       beta_initializer="random_uniform"), (2, 3, 4), False),
+    (lambda: layers.GroupNormalization(-1, axis=1, scale=False), (2, 3, 4), False),
+    (lambda: layers.UnitNormalization(), (3, 4), False),
+    (lambda: layers.UnitNormalization(axis=[1, 2]), (2, 3, 2), False),
 ]
-CASE_IDS = ["bn_train", "bn_infer", "bn_no_center", "ln", "ln_no_scale", "ln_rms"]
+CASE_IDS = ["bn_train", "bn_infer", "bn_no_center", "ln", "ln_no_scale", "ln_rms",
+            "group_norm", "instance_norm", "unit_norm", "unit_norm_axes"]
 
 
 @pytest.mark.parametrize("make, shape, training", CASES, ids=CASE_IDS)
