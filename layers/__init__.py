@@ -17,7 +17,8 @@ from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
                       GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                       MaxPooling1D, MaxPooling2D)
-from .preprocessing import Normalization
+from .preprocessing import (CategoryEncoding, Discretization, Hashing, IntegerLookup,
+                            Normalization, StringLookup, TextVectorization)
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract)
