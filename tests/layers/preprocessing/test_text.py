@@ -81,3 +81,24 @@ def test_bad_input():
         layers.TextVectorization(standardize="upper")
     with pytest.raises(ValueError, match="output_sequence_length"):
         layers.TextVectorization(output_mode="count", output_sequence_length=3)
+
+
+def test_raw_sentences_train_a_model_and_reload_from_h5(tmp_path):
+    sentences = np.array(["good movie great fun", "bad boring awful",
+                          "great acting good plot", "awful waste bad"] * 4)
+    labels = np.array([1, 0, 1, 0] * 4)
+    vectorize = layers.TextVectorization(max_tokens=30, output_sequence_length=5)
+    vectorize.adapt(sentences)
+    inputs = lamina.Input(shape=(1,), dtype="string")
+    hidden = layers.GlobalAveragePooling1D()(layers.Embedding(30, 8)(vectorize(inputs)))
+    model = lamina.Model(inputs, layers.Dense(1, activation="sigmoid")(hidden))
+    model.compile("adam", "binary_crossentropy", metrics=["accuracy"])
+    history = model.fit(sentences[:, None], labels, epochs=40, batch_size=4, verbose=0)
+    assert history.history["accuracy"][-1] == 1.0
+    assert model.evaluate(sentences[:, None], labels, verbose=0)[1] == 1.0
+    query = np.array([["good fun"], ["bad awful"]])
+    before = model.predict(query, verbose=0)
+    model.save(tmp_path / "text.h5")
+    restored = lamina.load_model(tmp_path / "text.h5")
+    np.testing.assert_array_equal(restored.predict(query, verbose=0), before)
+    assert restored.layers[1].get_vocabulary() == vectorize.get_vocabulary()
