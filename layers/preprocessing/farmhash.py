@@ -54,24 +54,26 @@ def _hash_len0to16(data, length):
     return _K2
 
 
-def _hash_len17to32(data, length):
+def _mix_ends(data, length, first_multiplier):
+    """(mul, a, y, x): the mixes of the first 16 and last 16 bytes that the 17-32 and
+    33-64 byte cases share."""
     mul = _K2 + length * 2
-    a = (_fetch64(data, 0) * _K1) & _MASK
-    b = _fetch64(data, 8)
-    c = (_fetch64(data, length - 8) * mul) & _MASK
-    d = (_fetch64(data, length - 16) * _K2) & _MASK
-    return _hash_len16((_rotate((a + b) & _MASK, 43) + _rotate(c, 30) + d) & _MASK,
-                       (a + _rotate((b + _K2) & _MASK, 18) + c) & _MASK, mul)
-
-
-def _hash_len33to64(data, length):
-    mul = _K2 + length * 2
-    a = (_fetch64(data, 0) * _K2) & _MASK
+    a = (_fetch64(data, 0) * first_multiplier) & _MASK
     b = _fetch64(data, 8)
     c = (_fetch64(data, length - 8) * mul) & _MASK
     d = (_fetch64(data, length - 16) * _K2) & _MASK
     y = (_rotate((a + b) & _MASK, 43) + _rotate(c, 30) + d) & _MASK
-    z = _hash_len16(y, (a + _rotate((b + _K2) & _MASK, 18) + c) & _MASK, mul)
+    return mul, a, y, (a + _rotate((b + _K2) & _MASK, 18) + c) & _MASK
+
+
+def _hash_len17to32(data, length):
+    mul, _, y, x = _mix_ends(data, length, _K1)
+    return _hash_len16(y, x, mul)
+
+
+def _hash_len33to64(data, length):
+    mul, a, y, x = _mix_ends(data, length, _K2)
+    z = _hash_len16(y, x, mul)
     e = (_fetch64(data, 16) * mul) & _MASK
     f = _fetch64(data, 24)
     g = ((y + _fetch64(data, length - 32)) * mul) & _MASK
