@@ -1,4 +1,4 @@
-"""Preprocessing layers: Normalization (feature-wise standardization learned by ``adapt``)."""
+"""Normalization (feature-wise standardization learned by ``adapt``)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The Normalization preprocessing layer (``layers/preprocessing.py``): ``adapt`` against
+"""The Normalization preprocessing layer (``layers/preprocessing/normalization.py``): ``adapt`` against
 Keras' examples, the formula with zero variance and batched data, errors, gradients,
 configs (also after ``adapt``), shapes and models."""
 
