@@ -29,7 +29,8 @@ from .pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgP
                       GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D,
                       MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
-from .preprocessing import Normalization
+from .preprocessing import (CategoryEncoding, Discretization, Hashing, IntegerLookup,
+                            Normalization, StringLookup, TextVectorization)
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract,

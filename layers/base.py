@@ -158,7 +158,7 @@ class Layer:
         self._trainable = bool(trainable)
         if isinstance(dtype, dict):  # Keras 3 DTypePolicy config
             dtype = dtype.get("config", {}).get("name")
-        self.dtype = np.dtype(dtype or state.floatx()).name
+        self.dtype = "string" if dtype == "string" else np.dtype(dtype or state.floatx()).name
         self.built = False
         self._own_weights = []
         self._sublayers = []
@@ -491,6 +491,8 @@ class Layer:
         def convert(value):
             if isinstance(value, Tensor) or value is None:
                 return value
+            if self.dtype == "string":   # a string input (Input(dtype="string")) stays NumPy
+                return np.asarray(value, dtype=object)
             array = autodiff.as_engine_array(value)
             if array.dtype.kind == "f" and array.dtype != self.dtype:
                 array = array.astype(self.dtype)

@@ -66,6 +66,6 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None):
         >>> outputs = lamina.layers.Dense(10)(inputs)
         >>> model = lamina.Model(inputs, outputs)
     """
-    dtype = np.dtype(dtype or state.floatx()).name
+    dtype = "string" if dtype == "string" else np.dtype(dtype or state.floatx()).name
     return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name,
                       batch_shape=batch_shape).output

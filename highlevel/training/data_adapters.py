@@ -28,10 +28,12 @@ def from_pandas(value):
     return value.to_numpy() if is_pandas(value) else value
 
 
-def _to_numpy(value, name):
+def _to_numpy(value, name, strings=False):
     if isinstance(value, Tensor):
         return value.numpy()
     array = np.asarray(from_pandas(value))
+    if strings and array.dtype.kind in "OUS":   # an Input(dtype="string"): text stays text
+        return array.astype(object)
     if array.dtype.kind not in "fiub":
         raise TypeError(f"{name} must be numeric, got an array of dtype {array.dtype}")
     return array
@@ -83,7 +85,9 @@ class ArrayData:
                  source="x", input_keys=None):
         backend = state.backend()
         self.input_keys = input_keys
-        xs = [_to_numpy(v, "x") for v in x]
+        dtypes = input_dtypes or [state.floatx()] * len(x)
+        xs = [_to_numpy(v, "x", i < len(dtypes) and dtypes[i] == "string")
+              for i, v in enumerate(x)]
         ys = None if y is None else [_to_numpy(v, "y") for v in y]
         lengths = {len(a) if a.ndim else 1 for a in xs}
         if len(lengths) != 1:
@@ -103,9 +107,9 @@ class ArrayData:
             sample_weight = _checked_sample_weight(
                 _to_numpy(sample_weight, "sample_weight").astype(state.floatx()),
                 self.size, ys)
-        dtypes = input_dtypes or [state.floatx()] * len(xs)
-        self.x = [backend.asarray(a.astype(d, copy=False) if a.dtype.kind == "f" or d.startswith("float")
-                                  else a) for a, d in zip(xs, dtypes)]
+        self.x = [a if a.dtype == object else backend.asarray(
+            a.astype(d, copy=False) if a.dtype.kind == "f" or d.startswith("float") else a)
+            for a, d in zip(xs, dtypes)]
         target_dtype = target_dtype or state.floatx()
         self.y = None if ys is None else [
             backend.asarray(t.astype(target_dtype, copy=False) if t.dtype.kind in "fb" else t)
@@ -154,6 +158,8 @@ class ArrayData:
                    self._gather(self.sample_weight, rows, ("w", 0), xp))
 
     def _gather(self, array, rows, key, xp):
+        if array.dtype == object:   # strings stay host NumPy arrays
+            return array[np.asarray(state.backend().to_numpy(rows))]
         shape = (len(rows),) + array.shape[1:]
         buffer = self._buffers.get((key, shape))
         if buffer is None:

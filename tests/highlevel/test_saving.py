@@ -373,6 +373,14 @@ LAYER_CASES = {
     "SimpleRNNCell": _one(lambda: layers.RNN(layers.SimpleRNNCell(2)), (4, 2)),
     "GRUCell": _one(lambda: layers.RNN(layers.GRUCell(2)), (4, 2)),
     "Lambda": _one(lambda: layers.Lambda(_halve), (5,)),
+    "CategoryEncoding": _one(lambda: layers.CategoryEncoding(10, "count"), (3,), "int32"),
+    "Discretization": _one(lambda: layers.Discretization([-0.5, 0.0, 0.5]), (4,)),
+    "Hashing": _one(lambda: layers.Hashing(5, output_mode="multi_hot"), (3,), "int32"),
+    "IntegerLookup": _one(lambda: layers.IntegerLookup(vocabulary=[1, 2, 3]), (3,), "int32"),
+    "StringLookup": _one(lambda: layers.StringLookup(vocabulary=["a b", "c"],
+                                                     output_mode="one_hot"), (1,), "string"),
+    "TextVectorization": _one(lambda: layers.TextVectorization(
+        vocabulary=["a", "zz"], output_sequence_length=3), (1,), "string"),
 }
 
 
@@ -385,7 +393,9 @@ def _inputs_for(model, seed=0):
     arrays = []
     for tensor in model.inputs:
         shape = (3,) + tuple(tensor.shape[1:])
-        if tensor.dtype.startswith("int"):
+        if tensor.dtype == "string":
+            arrays.append(rng.choice(["a b", "c", "zz a"], size=shape).astype(object))
+        elif tensor.dtype.startswith("int"):
             arrays.append(rng.integers(0, 10, size=shape).astype(tensor.dtype))
         else:
             arrays.append(rng.normal(size=shape).astype(tensor.dtype))

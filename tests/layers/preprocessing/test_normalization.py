@@ -1,6 +1,6 @@
-"""The Normalization preprocessing layer (``layers/preprocessing.py``): ``adapt`` against
-Keras' examples, the formula with zero variance and batched data, errors, gradients,
-configs (also after ``adapt``), shapes and models."""
+"""The Normalization preprocessing layer (``layers/preprocessing/normalization.py``):
+``adapt`` against Keras' examples, the formula with zero variance and batched data, errors,
+gradients, configs (also after ``adapt``), shapes and models."""
 
 import numpy as np
 import pytest

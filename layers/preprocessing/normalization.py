@@ -1,11 +1,11 @@
-"""Preprocessing layers: Normalization (feature-wise standardization learned by ``adapt``)."""
+"""Normalization (feature-wise standardization learned by ``adapt``)."""
 
 import numpy as np
 
-from ..backends import ops, state
-from ..backends.autodiff import Tensor
-from .arguments import layer_error
-from .base import LAYERS, Layer
+from ...backends import ops, state
+from ...backends.autodiff import Tensor
+from ..arguments import layer_error
+from ..base import LAYERS, Layer
 
 _EPSILON = 1e-7  # Keras' backend.epsilon()
 
