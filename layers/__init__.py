@@ -28,6 +28,7 @@ from .reshaping import (Cropping1D, Cropping2D, UpSampling1D, UpSampling2D, Zero
                         ZeroPadding2D)
 from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
+from .serialization import deserialize, serialize
 
 
 def get(name, custom_objects=None):
