@@ -63,50 +63,78 @@ def _registry_for(key):
     return None
 
 
-def _place(class_name, hint):
-    """``(module, registered_name)`` Keras writes for ``class_name`` found through
-    ``hint`` (or any registry)."""
+def _describe(cls, class_name, kind_registry, module):
+    """``(module, registered_name)`` of a class found in ``kind_registry``."""
+    if _is_own(cls) and class_name in kind_registry and \
+            kind_registry.lookup(class_name) is cls:
+        return _KERAS_PLACES.get(class_name, (module, None))
+    return (getattr(cls, "__module__", None),
+            registry.GLOBAL_CUSTOM_NAMES.get(cls, getattr(cls, "__name__", class_name)))
+
+
+def _place(class_name, hint, classes):
+    """``(module, registered_name)`` Keras writes for ``class_name``: a class of
+    ``classes`` (the layers being saved), else found through ``hint`` (or any
+    registry)."""
+    if class_name in classes:
+        return _describe(classes[class_name], class_name, LAYERS, "keras.layers")
     candidates = [(r, m) for r, m in KERAS_MODULES if r is hint] + KERAS_MODULES
     for kind_registry, module in candidates:
         try:
             cls = kind_registry.lookup(class_name)
         except ValueError:
             continue
-        if _is_own(cls) and class_name in kind_registry:
-            return _KERAS_PLACES.get(class_name, (module, None))
-        return (getattr(cls, "__module__", None),
-                registry.GLOBAL_CUSTOM_NAMES.get(cls, getattr(cls, "__name__", class_name)))
+        return _describe(cls, class_name, kind_registry, module)
     return None, class_name
 
 
-def to_keras3(value, hint=LAYERS):
+def layer_classes(layer):
+    """``{registered class name: class}`` of ``layer`` and every layer inside it."""
+    found, stack, seen = {}, [layer], set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        found.setdefault(item.registered_class_name(), type(item))
+        stack.extend(item._tracked_layers())
+        stack.extend(getattr(item, "layers", None) or [])
+    return found
+
+
+def to_keras3(value, hint=LAYERS, classes=None):
     """``value`` (a config, or an entry ``{"class_name", "config"}``) with every object
-    entry in Keras 3's form; ``hint`` is the registry of a top-level entry."""
+    entry in Keras 3's form; ``hint`` is the registry of a top-level entry, ``classes``
+    the layer classes by name (:func:`layer_classes`) when known."""
+    classes = classes or {}
     if isinstance(value, list):
-        return [to_keras3(item, hint) for item in value]
+        return [to_keras3(item, hint, classes) for item in value]
     if not isinstance(value, dict):
         return value
     if isinstance(value.get("class_name"), str) and "config" in value and \
             not value["class_name"].startswith("__"):
-        module, registered_name = _place(value["class_name"], hint)
+        layer_entry = hint is LAYERS
+        module, registered_name = _place(value["class_name"], hint,
+                                         classes if layer_entry else {})
         inner = value["config"]
         result = {"module": module, "class_name": value["class_name"],
-                  "config": _walk_config(inner) if isinstance(inner, dict) else inner,
+                  "config": _walk_config(inner, classes) if isinstance(inner, dict)
+                  else inner,
                   "registered_name": registered_name}
         result.update({k: to_keras3(v, None) if k == "inbound_nodes" else v
                        for k, v in value.items() if k not in result})
         return result
-    return _walk_config(value)
+    return _walk_config(value, classes)
 
 
-def _walk_config(config):
-    return {key: to_keras3(item, _registry_for(key)) for key, item in config.items()}
+def _walk_config(config, classes=None):
+    return {key: to_keras3(item, _registry_for(key), classes) for key, item in config.items()}
 
 
 def serialize(layer):
     """A layer in Keras 3's form (``keras.layers.serialize``), with its ``build_config``
     once built."""
-    entry = to_keras3(legacy_entry(layer))
+    entry = to_keras3(legacy_entry(layer), classes=layer_classes(layer))
     shape = getattr(layer, "_build_input_shape", None)
     if layer.built and isinstance(shape, (list, tuple)):
         entry["build_config"] = {"input_shape": list(shape)}
@@ -131,5 +159,5 @@ def deserialize(config, custom_objects=None):
     return layer
 
 
-__all__ = ["KERAS_MODULES", "add_keras_module", "deserialize", "legacy_entry", "serialize",
-           "to_keras3"]
+__all__ = ["KERAS_MODULES", "add_keras_module", "deserialize", "layer_classes",
+           "legacy_entry", "serialize", "to_keras3"]

@@ -33,9 +33,8 @@ layer_serialization.add_keras_module(METRICS, "keras.metrics",
 layer_serialization.add_keras_module(OPTIMIZERS, "keras.optimizers", keys=("optimizer",))
 layer_serialization.add_keras_module(SCHEDULES, "keras.optimizers.schedules",
                                      keys=("learning_rate",))
-# Registries of the built-in functions Keras names by module, in search order.
-_FUNCTION_MODULES = ((ACTIVATIONS, "keras.activations"), (LOSSES, "keras.losses"),
-                     (METRICS, "keras.metrics"))
+# Registries of built-in functions, searched in this order for a function's name.
+_FUNCTION_REGISTRIES = (ACTIVATIONS, LOSSES, METRICS)
 
 
 # ---------------------------------------------------------------------------- serializing
@@ -49,14 +48,11 @@ def _registry_of(obj):
 
 
 def _serialize_function(function):
-    for kind_registry, module in _FUNCTION_MODULES:
-        name = function.__name__
-        if name in kind_registry and layer_serialization._is_own(function):
-            return {"module": module, "class_name": "function", "config": name,
-                    "registered_name": name}
-    name = object_registration.get_registered_name(function)
-    return {"module": function.__module__, "class_name": "function", "config": name,
-            "registered_name": name}
+    """Keras 3's form of a function: its registered name (``"package>name"``, else its
+    ``__name__``) under ``module`` "builtins"."""
+    return {"module": "builtins", "class_name": "function",
+            "config": object_registration.get_registered_name(function),
+            "registered_name": "function"}
 
 
 def serialize_keras_object(obj):
@@ -109,7 +105,8 @@ def compile_document(model):
 
 def model_document(model, include_optimizer=True):
     """The Keras 3 serialization of a model: ``config.json`` of a ``.keras`` file."""
-    entry = layer_serialization.to_keras3(model_config.model_entry(model))
+    entry = layer_serialization.to_keras3(model_config.model_entry(model),
+                                          classes=layer_serialization.layer_classes(model))
     if model.built and "build_config" not in entry:
         shape = model._build_input_shape
         entry["build_config"] = {"input_shape": model_config._without_batch(shape)
@@ -164,7 +161,7 @@ def _find_function(config, custom_objects):
         registry.find_custom_object(name, custom_objects, by_suffix=True)
     if found is not None:
         return found
-    for kind_registry, _ in _FUNCTION_MODULES:
+    for kind_registry in _FUNCTION_REGISTRIES:
         if isinstance(name, str) and name in kind_registry:
             return kind_registry.lookup(name)
     raise ValueError(f"cannot deserialize function {name!r}: register it with "
