@@ -27,7 +27,7 @@ import numpy as np
 
 from ...backends import state
 from . import h5io as integrity
-from . import (keras_format as keras_files, keras_zip, model_config, optimizer_state,
+from . import (keras_format as keras_files, model_config, optimizer_state,
                weights_file as weights_files)
 from .errors import (CheckpointError, ConfigError, CorruptFileError, MissingConfigError,
                      NotHDF5Error, TruncatedFileError, UnknownClassError,
@@ -82,6 +82,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
     atomically (a temporary file in the same folder, then ``os.replace``): Keras 3's zip
     for a ``.keras`` path (:mod:`keras_zip`), the legacy HDF5 layout otherwise."""
     if str(os.fspath(filepath)).endswith(".keras"):
+        from . import keras_zip      # keras_zip builds on this module
         keras_zip.save_model(model, filepath, overwrite, include_optimizer)
         return
     with integrity.h5_writer(filepath, overwrite) as handle:
@@ -238,6 +239,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Raises:
         One of the :mod:`checkpoint_errors`, naming the file (and the layer).
     """
+    from . import keras_zip          # keras_zip builds on this module
     if keras_zip.is_keras_zip(filepath):
         return keras_zip.load_model(filepath, custom_objects, compile, safe_mode)
     content = read_source(filepath)
