@@ -9,14 +9,11 @@ Example:
 """
 
 from . import config, ops
-from .numpy import host_tuning
 from .autodiff import FreedGraphError, Tensor, Variable, grad, is_recording, no_grad
 from .interface import Backend
 from .context import available_backends, get_backend, known_backends, set_backend, use_backend
 from .state import floatx, set_floatx
 from .random import set_random_seed
-
-host_tuning.apply()
 
 __all__ = [
     "Backend", "FreedGraphError", "Tensor", "Variable", "available_backends", "config",

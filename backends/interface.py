@@ -5,8 +5,10 @@ with no autodiff. Plain elementwise math and reductions come from the engine's N
 compatible array module, ``backend.xp`` (``numpy`` or ``cupy``): those are the same
 functions on every engine, so they are not repeated here as methods. Everything that is
 fused, shape-heavy or device-specific (GEMM with bias, convolution, pooling,
-normalization, softmax cross-entropy, gather/scatter, optimizer updates, random numbers,
-transfers) is a method, so an engine can replace it with its own kernel.
+normalization, softmax cross-entropy, gather/scatter, random numbers, transfers) is a
+method, so an engine can replace it with its own kernel. Optimizer update rules are not
+here: each optimizer writes its own with the array module and may ask the engine for a
+fused kernel (:meth:`Backend.optimizer_kernel`).
 
 Conventions: arrays are channels-last; ``dtype`` is a NumPy dtype or its name; every
 kernel returns new arrays unless it says it works in place.
@@ -61,10 +63,6 @@ class Backend(abc.ABC):
         """Elementwise Gauss error function (not part of every array module)."""
 
     # ----------------------------------------------------------- linear algebra
-    @abc.abstractmethod
-    def matmul(self, a, b):
-        """Batched matrix product with NumPy's ``matmul`` broadcasting rules."""
-
     @abc.abstractmethod
     def linear(self, x, kernel, bias=None):
         """``x @ kernel + bias`` as one GEMM with the bias added in place.
@@ -217,28 +215,15 @@ class Backend(abc.ABC):
         """Zeros of ``shape`` with ``updates`` (*indices.shape, ...) added at rows ``indices``
         (repeated indices accumulate): the gradient of :meth:`gather`."""
 
-    # ---------------------------------------------------- optimizer updates
-    @abc.abstractmethod
-    def sgd_update(self, variable, gradient, learning_rate, momentum, velocity, nesterov):
-        """In-place SGD step on ``variable``; ``velocity`` (same shape) is updated in place
-        when ``momentum > 0`` (Keras' formulation: v = m*v - lr*g; w += v, or
-        w += m*v - lr*g with Nesterov)."""
+    # ------------------------------------------------------- optimizer kernels
+    def optimizer_kernel(self, name, dtype):
+        """A fused kernel for the update rule of optimizer ``name`` (``"adam"``, ...) on
+        arrays of ``dtype``, or None: then the optimizer runs its rule as array calls.
 
-    @abc.abstractmethod
-    def adam_update(self, variable, gradient, m, v, learning_rate, beta_1, beta_2,
-                    epsilon, step, v_hat=None, weight_decay=0.0):
-        """In-place Adam step (Keras' formulation, epsilon outside the square root).
-
-        ``m``, ``v`` (and ``v_hat`` for AMSGrad) are slot arrays updated in place; ``step``
-        is the 1-based iteration; ``weight_decay > 0`` applies AdamW's decoupled decay
-        ``variable -= learning_rate * weight_decay * variable`` first.
+        ``"adam"``: ``kernel(variable, gradient, m, v, alpha, beta_1, beta_2, epsilon,
+        keep, v_hat)`` updates C-contiguous arrays of ``dtype`` in place with the
+        arithmetic of :class:`lamina.optimizers.Adam`'s array calls: ``alpha`` is the
+        bias-corrected step size, ``keep = 1 - learning_rate * weight_decay`` and
+        ``v_hat`` the AMSGrad slot or None. This engine has none.
         """
-
-    @abc.abstractmethod
-    def rmsprop_update(self, variable, gradient, mean_square, learning_rate, rho,
-                       epsilon, momentum=0.0, velocity=None):
-        """In-place RMSprop step (Keras' formulation)."""
-
-    @abc.abstractmethod
-    def adagrad_update(self, variable, gradient, accumulator, learning_rate, epsilon):
-        """In-place Adagrad step (Keras' formulation)."""
+        return None

@@ -24,6 +24,8 @@ MAX_LINES = 600
 UNMIRRORED = {
     "__init__.py": "the public re-exports; tests/test_public_api.py checks them",
     "backends/interface.py": "the abstract Backend: every engine test runs through it",
+    "backends/array_engine.py": "the kernels both engines share: every op test (check_op) "
+                                "runs through them on each engine",
     "backends/state.py": "engine/floatx/seed state, tested through test_context.py and "
                          "the seeding section of test_autodiff.py (issue-12 branches edit "
                          "both; split after their merge)",

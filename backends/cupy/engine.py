@@ -1,11 +1,14 @@
 """The CuPy engine (NVIDIA GPUs).
 
-Reuses the NumPy engine's kernels through the array module and overrides only transfers,
-random numbers and what needs a device kernel.
+The kernels that are the same on every array module come from
+:class:`~lamina.backends.array_engine.ArrayEngine`; this engine adds transfers, the random
+numbers CuPy's ``Generator`` lacks and what needs its own device kernel. A batch runs as
+one block (the interface's default): the GPU runs it at once.
 """
 
-from ..interface import Backend
-from ..numpy.engine import NumpyBackend
+import numpy
+
+from ..array_engine import ArrayEngine
 
 
 def import_cupy():
@@ -28,38 +31,22 @@ def import_cupy():
     return cupy
 
 
-class CupyBackend(NumpyBackend):
+class CupyBackend(ArrayEngine):
     """GPU engine on CuPy arrays (cuBLAS for GEMMs)."""
 
     name = "cupy"
 
     def __init__(self):
-        super().__init__()
         self._cupy = import_cupy()
 
     @property
     def xp(self):
         return self._cupy
 
-    def is_array(self, value):
-        return isinstance(value, self._cupy.ndarray)
-
-    def asarray(self, value, dtype=None):
-        return self._cupy.asarray(value, dtype=dtype)
-
     def to_numpy(self, array):
         if isinstance(array, self._cupy.ndarray):
             return self._cupy.asnumpy(array)
-        import numpy
-
         return numpy.asarray(array)
-
-    # One block: the GPU runs a whole batch at once; host threads would only add launches.
-    batch_blocks = Backend.batch_blocks
-    run_blocks = Backend.run_blocks
-
-    def make_generator(self, seed):
-        return self._cupy.random.default_rng(seed)
 
     def erf(self, x):
         from cupyx.scipy.special import erf

@@ -1,9 +1,17 @@
-"""Two process-wide settings lamina makes once, when it is imported (:func:`apply`), and
-why. ``LAMINA_HOST_TUNING=0`` in the environment leaves the process alone (then the NumPy
-engine also runs convolution and pooling on one thread, see ``batch_threads``).
+"""Two process-wide settings the NumPy engine makes once, when it is first created
+(:func:`apply`, from ``NumpyBackend()``: the first time the NumPy engine is selected or used),
+and why. ``import lamina`` alone changes nothing; ``LAMINA_HOST_TUNING=0`` in the
+environment leaves the process alone also then (and the NumPy engine runs convolution and
+pooling on one thread, see :mod:`lamina.backends.numpy.threads`).
 
-They are made at import, not later, because restarting OpenBLAS' threads is only safe
-while no other thread is inside a BLAS call.
+The allocator settings can be made at any time (glibc's ``mallopt`` takes the heap's
+lock). The BLAS setting cannot: OpenBLAS starts its worker threads when it is loaded (with
+NumPy) and reads their spin time only then, so shortening the spin means shutting the
+workers down for the next call to start them again, which is only safe while no other
+thread is inside a BLAS call. :func:`apply` therefore restarts them only when the calling
+thread is the process' only Python thread (as when a script first builds a model); with
+other threads running it leaves OpenBLAS alone, and convolution and pooling run on one
+thread as with ``LAMINA_HOST_TUNING=0``.
 
 **Freed memory stays in the process** (glibc only). Every training or inference step
 allocates and frees the same few-megabyte arrays (activations, gate histories, im2col
@@ -28,12 +36,14 @@ back GEMMs still find the workers awake. A value the user set in the environment
 import ctypes
 import os
 import platform
+import threading
 
 MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024
 TRIM_THRESHOLD_BYTES = 256 * 1024 * 1024
 BLAS_SPIN_EXPONENT = 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3      # glibc's <malloc.h> parameter numbers
 _STATE = {}
+_LOCK = threading.Lock()
 
 
 def enabled():
@@ -43,10 +53,14 @@ def enabled():
 
 def apply():
     """Make both settings, once per process (later calls change nothing)."""
-    if not _STATE:
-        _STATE["controller"] = _blas_controller()
-        _STATE["memory"] = enabled() and _tune_allocator()
-        _STATE["blas"] = enabled() and _tune_openblas(_STATE["controller"])
+    if _STATE:
+        return
+    with _LOCK:
+        if not _STATE:
+            controller = _blas_controller()
+            memory = enabled() and _tune_allocator()
+            blas = enabled() and _tune_openblas(controller)
+            _STATE.update(controller=controller, memory=memory, blas=blas)
 
 
 def freed_memory_kept():
@@ -104,6 +118,8 @@ def _tune_openblas(blas_controller):
             return 0 < int(chosen) <= BLAS_SPIN_EXPONENT
         except ValueError:
             return False
+    if threading.active_count() > 1:
+        return False          # another thread may be inside a BLAS call: no restart
     try:
         handles = [ctypes.CDLL(lib.filepath) for lib in libraries]
         entry_points = [(h.openblas_read_env, h.blas_thread_shutdown_) for h in handles]

@@ -190,7 +190,7 @@ def compile_from_config(model, config, custom_objects, source):
     """``model.compile(...)`` with the arguments stored in ``training_config``."""
     from ..losses import losses as losses_module
     from ..metrics import metrics as metrics_module
-    from ..optimizers import optimizers as optimizers_module
+    from .. import optimizers as optimizers_module
 
     def metric(identifier):
         if isinstance(identifier, str) and not (custom_objects and identifier in

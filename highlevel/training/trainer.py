@@ -16,7 +16,7 @@ from ...layers.symbolic import flatten
 from .. import callbacks as callbacks_module
 from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
-from ..optimizers import optimizers as optimizers_module
+from .. import optimizers as optimizers_module
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
                             is_sequence_like, structure_to_list, unpack_batch)

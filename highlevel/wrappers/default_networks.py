@@ -18,7 +18,7 @@ from ...layers.core import Dense
 from ...layers.input_layer import Input
 from ..callbacks import EarlyStopping
 from ..models.model import Model
-from ..optimizers.optimizers import Adam
+from ..optimizers import Adam
 
 #: ``model_kwargs`` understood by the default networks, with scikit-learn's MLP defaults.
 DEFAULT_MODEL_KWARGS = {"hidden_layer_sizes": (100,), "activation": "relu",

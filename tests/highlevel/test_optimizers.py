@@ -9,7 +9,8 @@ import pytest
 
 import lamina
 from lamina import ops
-from lamina.highlevel.optimizers import optimizers, schedules
+from lamina.highlevel import optimizers
+from lamina.highlevel.optimizers import schedules
 
 RNG = np.random.default_rng(7)
 W0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.3]])

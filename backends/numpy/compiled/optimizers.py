@@ -1,14 +1,15 @@
 """The NumPy engine's compiled Adam step: every variable updated in ONE pass over memory.
 
-The array-call Adam (:meth:`lamina.backends.numpy.engine.NumpyBackend.adam_update`) makes
-about a dozen passes over each variable and its two slots; for W1's 670,000 parameters that
+The Adam optimizer's array-call rule (``lamina.optimizers.Adam``) makes about a dozen
+passes over each variable and its two slots; for W1's 670,000 parameters that
 was a third of the training step. Numba compiles the whole update into one loop that reads
 each element of the variable, the gradient and the slots once and writes them once.
 
 The arithmetic is the array-call path's, in the arrays' dtype (the scalars are cast to it
 first): ``m = b1 (m - g) + g``, ``v = b2 (v - g^2) + g^2``, ``v_hat = max(v_hat, v)`` for
 AMSGrad, ``variable -= alpha m / (sqrt(v) + eps)`` after AdamW's decoupled decay. The NumPy
-engine imports this module on first use through :func:`lamina.backends.numpy.engine.compiled`.
+engine imports this module on first use through :func:`lamina.backends.numpy.engine.compiled`
+and hands :func:`adam_update` to the optimizer from ``NumpyBackend.optimizer_kernel``.
 """
 
 import numba

@@ -1,9 +1,13 @@
-"""Optimizers (``keras.optimizers``): SGD, Adam, AdamW, RMSprop, Adagrad.
+"""The optimizer base class (``keras.optimizers.Optimizer``) and the ``OPTIMIZERS`` registry.
 
-Every update runs in place on the engine through the backend's fused kernels, one call per
-variable per step, on slot arrays preallocated the first time a variable is seen. Keras 3
-semantics: gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of
-them, ``clipvalue`` elementwise), decoupled ``weight_decay``, a learning rate that may be a
+:class:`Optimizer` holds what every optimizer shares: the learning rate, the iteration
+count, gradient clipping, weight decay and the slot variables, preallocated the first time a
+variable is seen. Each optimizer (one module each: ``sgd``, ``adam``, ``adamw``, ``rmsprop``,
+``adagrad``) registers itself and implements ``_update``, its update rule written in place
+with the engine's array module; an engine may supply a fused kernel for a rule
+(``Backend.optimizer_kernel``: the NumPy engine's compiled Adam). Keras 3 semantics:
+gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of them,
+``clipvalue`` elementwise), decoupled ``weight_decay``, a learning rate that may be a
 :class:`~lamina.highlevel.optimizers.schedules.LearningRateSchedule` evaluated at the current
 iteration count (updates already applied, starting at 0).
 
@@ -70,7 +74,8 @@ class _Record:
 class Optimizer:
     """Base class: holds the learning rate, the iteration count, clipping options and the
     slot variables; subclasses implement ``_update(variable_array, gradient_array, slots,
-    learning_rate, step, decay)`` and list their ``slot_names``.
+    learning_rate, step, decay)`` (in place, with ``_decay`` for weight decay and
+    ``_buffer`` for scratch arrays) and list their ``slot_names``.
 
     Args:
         learning_rate: float, a LearningRateSchedule, or a callable with no arguments.
@@ -127,6 +132,7 @@ class Optimizer:
         self._order = []            # records in first-seen order
         self._exclude_ids = set()
         self._exclude_names = ()
+        self._buffers = {}          # scratch arrays of the update rules, by shape and dtype
 
     # ------------------------------------------------------------- learning rate
     @staticmethod
@@ -361,6 +367,16 @@ class Optimizer:
         if decay:
             variable *= 1.0 - lr * self.weight_decay
 
+    def _buffer(self, like):
+        """A reusable uninitialized array of ``like``'s shape and dtype (scratch for an update
+        rule's in-place arithmetic; its contents are undefined on every call)."""
+        key = (type(like), like.shape, like.dtype.str)
+        buffer = self._buffers.get(key)
+        if buffer is None:
+            buffer = state.backend().xp.empty(like.shape, dtype=like.dtype)
+            self._buffers[key] = buffer
+        return buffer
+
     def _update(self, variable, gradient, slots, learning_rate, step, decay):
         raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement _update")
 
@@ -390,207 +406,14 @@ class Optimizer:
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} learning_rate={self.learning_rate}>"
 
+    def __getstate__(self):
+        """Pickled/deep-copied without the scratch buffers (made again when needed)."""
+        return {**self.__dict__, "_buffers": {}}
+
     def __setstate__(self, state_dict):
         """After unpickling/deepcopy the variables are new objects: re-key slots by id."""
         self.__dict__.update(state_dict)
         self._records = {id(record.variable): record for record in self._order}
         self._packed = None
         self._exclude_ids = set()
-
-
-@OPTIMIZERS.register("sgd")
-class SGD(Optimizer):
-    """Stochastic gradient descent with optional (Nesterov) momentum (Keras' form:
-    ``v = momentum * v - lr * g; w += v`` or ``w += momentum * v - lr * g``)."""
-
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="SGD", **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        if not 0 <= momentum <= 1:
-            raise ValueError("`momentum` must be a float between [0, 1].")
-        self.momentum = float(momentum)
-        self.nesterov = bool(nesterov)
-        self.slot_names = ("momentum",) if self.momentum != 0 else ()
-
-    def _update(self, variable, gradient, slots, lr, step, decay):
-        if decay:
-            self._decay(variable, lr, decay)
-        state.backend().sgd_update(variable, gradient, lr, self.momentum,
-                                   slots[0].data if slots else None, self.nesterov)
-
-    def get_config(self):
-        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
-
-
-@OPTIMIZERS.register("adam")
-class Adam(Optimizer):
-    """Adam (Keras' form, epsilon outside the square root), optionally AMSGrad."""
-
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="adam", **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
-        self.amsgrad = bool(amsgrad)
-        self.slot_names = ("momentum", "velocity") + (("velocity_hat",) if amsgrad else ())
-
-    def _update(self, variable, gradient, slots, lr, step, decay):
-        state.backend().adam_update(
-            variable, gradient, slots[0].data, slots[1].data, lr, self.beta_1, self.beta_2,
-            self.epsilon, step, v_hat=slots[2].data if self.amsgrad else None,
-            weight_decay=self.weight_decay if decay else 0.0)
-
-    def get_config(self):
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon, "amsgrad": self.amsgrad}
-
-
-@OPTIMIZERS.register("adamw")
-class AdamW(Adam):
-    """Adam with decoupled weight decay (``weight_decay=0.004``)."""
-
-    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="adamw", **kwargs):
-        if weight_decay is None:
-            raise ValueError("Argument `weight_decay` must be a float. Received: "
-                             "weight_decay=None")
-        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
-                         epsilon=epsilon, amsgrad=amsgrad, weight_decay=weight_decay,
-                         clipnorm=clipnorm, clipvalue=clipvalue,
-                         global_clipnorm=global_clipnorm, name=name, **kwargs)
-
-
-@OPTIMIZERS.register("rmsprop")
-class RMSprop(Optimizer):
-    """RMSprop (Keras' form, epsilon inside the square root), optional momentum and
-    ``centered`` variant."""
-
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="rmsprop", **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        self.rho = rho
-        self.momentum = momentum
-        self.epsilon = epsilon
-        self.centered = bool(centered)
-        self.slot_names = ("velocity",) + (("momentum",) if momentum > 0 else ()) + \
-            (("average_gradient",) if centered else ())
-
-    def _update(self, variable, gradient, slots, lr, step, decay):
-        if decay:
-            self._decay(variable, lr, decay)
-        velocity = slots[0].data
-        momentum = slots[1].data if self.momentum > 0 else None
-        if not self.centered:
-            state.backend().rmsprop_update(variable, gradient, velocity, lr, self.rho,
-                                           self.epsilon, self.momentum, momentum)
-            return
-        xp = state.backend().xp
-        average = slots[-1].data
-        rho = self.rho
-        velocity *= rho
-        velocity += (1 - rho) * xp.square(gradient)
-        average *= rho
-        average += (1 - rho) * gradient
-        increment = lr * gradient / xp.sqrt(velocity - xp.square(average) + self.epsilon)
-        if momentum is not None:
-            momentum *= self.momentum
-            momentum += increment
-            variable -= momentum
-        else:
-            variable -= increment
-
-    def get_config(self):
-        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,
-                "epsilon": self.epsilon, "centered": self.centered}
-
-
-@OPTIMIZERS.register("adagrad")
-class Adagrad(Optimizer):
-    """Adagrad: ``acc += g**2; w -= lr * g / sqrt(acc + epsilon)``."""
-
-    slot_names = ("accumulator",)
-
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="adagrad", **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        self.initial_accumulator_value = initial_accumulator_value
-        self.epsilon = epsilon
-
-    def _slot_initial_value(self, slot_name):
-        return self.initial_accumulator_value
-
-    def _update(self, variable, gradient, slots, lr, step, decay):
-        if decay:
-            self._decay(variable, lr, decay)
-        state.backend().adagrad_update(variable, gradient, slots[0].data, lr, self.epsilon)
-
-    def get_config(self):
-        return {**super().get_config(),
-                "initial_accumulator_value": self.initial_accumulator_value,
-                "epsilon": self.epsilon}
-
-
-_BY_LOWER_NAME = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad)}
-
-
-def _lookup(name, custom_objects=None):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    if isinstance(name, str):
-        name = name.split(">")[-1]                  # Keras 2.11+ "Custom>Adam"
-        found = _BY_LOWER_NAME.get(name.lower())
-        if found is not None:
-            return found
-    return OPTIMIZERS.lookup(name)
-
-
-def serialize(optimizer):
-    """An optimizer as Keras 3 serializes it (``{"module", "class_name", "config",
-    "registered_name"}``)."""
-    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-            "config": optimizer.get_config(), "registered_name": None}
-
-
-def deserialize(config, custom_objects=None):
-    """Rebuild an optimizer from a ``{"class_name", "config"}`` dict (Keras 2 or 3)."""
-    if isinstance(config, str):
-        return get(config, custom_objects)
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"cannot deserialize an optimizer from {config!r}: expected a name "
-                         "or a dict with 'class_name' and 'config'")
-    cls = _lookup(config["class_name"], custom_objects)
-    return cls.from_config(dict(config.get("config") or {}), custom_objects)
-
-
-def get(identifier, custom_objects=None):
-    """Resolve an optimizer: an instance, a name (``"adam"``, ``"SGD"``, case-insensitive),
-    a config dict or an Optimizer class. Unknown names raise ``ValueError`` listing the
-    known ones."""
-    if isinstance(identifier, Optimizer):
-        return identifier
-    if isinstance(identifier, str):
-        return _lookup(identifier, custom_objects)()
-    if isinstance(identifier, dict):
-        return deserialize(identifier, custom_objects)
-    if isinstance(identifier, type) and issubclass(identifier, Optimizer):
-        return identifier()
-    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
-
-
-schedules = schedules_module
-
-__all__ = ["Adagrad", "Adam", "AdamW", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD",
-           "deserialize", "get", "schedules", "serialize"]
+        self._buffers = {}
