@@ -22,7 +22,7 @@ from ...layers.base import LAYERS, Layer
 from ...layers.options.activations import ACTIVATIONS
 from ..losses.losses import LOSSES
 from ..metrics.metrics import METRICS
-from ..optimizers.optimizers import OPTIMIZERS
+from ..optimizers.optimizer import OPTIMIZERS
 from ..optimizers.schedules import SCHEDULES
 from . import model_config, object_registration, serialization
 from .errors import ConfigError
