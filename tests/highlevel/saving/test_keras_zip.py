@@ -57,13 +57,10 @@ def test_round_trip_restores_weights_compile_and_optimizer_state(tmp_path):
     loaded = lamina.load_model(tmp_path / "m.keras")
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), net.predict(x, verbose=0))
     assert loaded.compiled and loaded.optimizer.iterations == 8
-    assert loaded.optimizer.get_config() == net.optimizer.get_config()
-    for first, second in zip(net.optimizer.variables, loaded.optimizer.variables):
-        np.testing.assert_array_equal(first.numpy(), second.numpy())
-    net.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
-    loaded.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False)
-    for first, second in zip(net.get_weights(), loaded.get_weights()):
-        np.testing.assert_array_equal(first, second)
+    # (every optimizer's state: test_saving.py's test_every_optimizer_state_round_trips)
+    net.fit(x, y, epochs=1, batch_size=8, verbose=0)      # shuffled from (seed, epoch)
+    loaded.fit(x, y, epochs=1, batch_size=8, verbose=0)
+    assert all(np.array_equal(a, b) for a, b in zip(net.get_weights(), loaded.get_weights()))
     assert not lamina.models.load_model(tmp_path / "m.keras", compile=False).compiled
 
 
