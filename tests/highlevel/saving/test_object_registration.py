@@ -113,3 +113,31 @@ def test_a_scoped_class_loads_from_a_file(tmp_path):
         lamina.saving.load_model(tmp_path / "m.keras")
     with lamina.saving.custom_object_scope({"Local": Local}):
         assert type(lamina.saving.load_model(tmp_path / "m.keras").layers[0]) is Local
+
+
+@lamina.saving.register_keras_serializable(package="reg_test")
+class Subclassed(lamina.Model):
+    """A registered subclassed model (rebuilt from its build_config)."""
+
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.dense = Dense(units)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+def test_a_registered_subclassed_model_round_trips_through_keras_zip(tmp_path):
+    model = Subclassed(4, name="sub")
+    x = np.ones((2, 5), "float32")
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(x, np.zeros((2, 4), "float32"), verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.saving.load_model(tmp_path / "m.keras")
+    assert type(loaded) is Subclassed and loaded.units == 4
+    assert loaded.optimizer.iterations == 1
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
