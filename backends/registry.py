@@ -3,7 +3,50 @@
 Layers, losses, metrics, optimizers, callbacks, activations, initializers and regularizers
 each keep a :class:`Registry`; ``register`` adds a class under its class name (and any
 aliases), ``get`` resolves a string, a config dict or an instance.
+
+Custom objects (Keras' ``register_keras_serializable``, ``get_custom_objects`` and
+``custom_object_scope``) live here too, once for every kind: :data:`GLOBAL_CUSTOM_OBJECTS`
+(``{"package>name": object}``), :data:`GLOBAL_CUSTOM_NAMES` (``{object: "package>name"}``)
+and the calling thread's scope. Every :meth:`Registry.lookup` consults them, in Keras'
+order: the scope, the global registrations, the ``custom_objects`` argument, then the
+table; last, a bare class name finds an object registered as ``"package>name"``.
 """
+
+import threading
+
+GLOBAL_CUSTOM_OBJECTS = {}
+GLOBAL_CUSTOM_NAMES = {}
+
+
+class _Scope(threading.local):
+    """The custom objects of the calling thread's ``custom_object_scope`` blocks."""
+
+    objects = None
+
+
+SCOPE = _Scope()
+
+
+def effective_custom_objects(custom_objects=None):
+    """``{name: object}`` a lookup sees: ``custom_objects`` overridden by the global
+    registrations, overridden by the thread's scope (Keras' precedence)."""
+    return {**(custom_objects or {}), **GLOBAL_CUSTOM_OBJECTS, **(SCOPE.objects or {})}
+
+
+def find_custom_object(name, custom_objects=None, by_suffix=False):
+    """The custom object called ``name`` (a registered ``"package>name"`` or a
+    ``custom_objects`` key; with ``by_suffix`` also a bare name ending one), or None."""
+    if not isinstance(name, str):
+        return None
+    objects = effective_custom_objects(custom_objects)
+    if name in objects:
+        return objects[name]
+    if by_suffix and ">" not in name:
+        suffix = f">{name}"
+        for key, obj in objects.items():
+            if key.endswith(suffix):
+                return obj
+    return None
 
 
 class Registry:
@@ -45,16 +88,27 @@ class Registry:
 
         Raises ``ValueError`` naming the kind and listing the known names.
         """
-        if custom_objects and name in custom_objects:
-            return custom_objects[name]
+        found = find_custom_object(name, custom_objects)
+        if found is not None:
+            return found
         try:
             return self._table[name]
         except (KeyError, TypeError):
+            found = find_custom_object(name, custom_objects, by_suffix=True)
+            if found is not None:
+                return found
             raise ValueError(
                 f"unknown {self.kind} {name!r}; known names: {', '.join(self.names())}"
                 + (". Pass custom objects with custom_objects={...}"
                    if self.kind in ("layer", "class") else "")
             ) from None
+
+    def lookup_entry(self, entry, custom_objects=None):
+        """The class a Keras 3 entry names: its ``registered_name`` (``"package>name"``)
+        when that is a custom object, else its ``class_name`` (never its ``module``)."""
+        found = find_custom_object(entry.get("registered_name"), custom_objects)
+        return found if found is not None else self.lookup(entry["class_name"],
+                                                           custom_objects)
 
     def resolve(self, identifier, base, expected):
         """``identifier`` as an object: an instance of ``base`` or another callable as is,

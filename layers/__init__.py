@@ -42,6 +42,7 @@ from .reshaping import (Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSamp
                         UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
+from .serialization import deserialize, serialize
 
 
 def get(name, custom_objects=None):

@@ -209,8 +209,9 @@ class Model(Trainer, Layer):
 
     # ------------------------------------------------------------------ saving (saving.py)
     def save(self, filepath, overwrite=True, include_optimizer=True):
-        """Write the model (architecture, weights, compile and optimizer state) to an HDF5
-        file in Keras' legacy ``.h5`` layout, atomically. ``.keras`` paths raise."""
+        """Write the model (architecture, weights, compile and optimizer state),
+        atomically: Keras 3's ``.keras`` zip for a ``.keras`` path, else an HDF5 file in
+        Keras' legacy ``.h5`` layout."""
         from ..saving import model_file as saving
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer)
@@ -234,6 +235,12 @@ class Model(Trainer, Layer):
         from ..export import export_model
         return export_model(self, filepath, format=format, verbose=verbose,
                             input_signature=input_signature, **kwargs)
+
+    def to_json(self, **kwargs):
+        """The model's Keras 3 serialization as JSON text (``lamina.models.model_from_json``
+        rebuilds it); ``kwargs`` go to ``json.dumps``."""
+        from ..saving import keras_serialization
+        return keras_serialization.to_json(self, **kwargs)
 
     def to_bytes(self):
         """The model as the bytes of an HDF5 file (``lamina.models.from_bytes`` reads it)."""

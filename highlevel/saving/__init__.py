@@ -1,6 +1,12 @@
-"""``lamina.saving``: checkpoints in Keras' file formats, as ``keras.saving``."""
+"""``lamina.saving``: checkpoints in Keras' file formats (``.keras``, ``.h5``,
+``.weights.h5``) and Keras 3's object serialization, as ``keras.saving``."""
 
-from . import model_file
+from . import keras_serialization, model_file, object_registration, saving_api
 from .model_file import *  # noqa: F401,F403  (the public names)
+from .keras_serialization import deserialize_keras_object, serialize_keras_object
+from .object_registration import *  # noqa: F401,F403
+from .saving_api import load_model, load_weights, save_model, save_weights  # noqa: F811
 
-__all__ = list(model_file.__all__)
+__all__ = sorted(set(model_file.__all__) | set(object_registration.__all__) |
+                 set(saving_api.__all__) |
+                 {"deserialize_keras_object", "serialize_keras_object"})

@@ -1,4 +1,5 @@
-"""The errors raised when writing or reading HDF5 checkpoints.
+"""The errors raised when writing or reading checkpoints (HDF5 files and ``.keras``
+archives).
 
 Every error is a :class:`CheckpointError`, itself a ``ValueError`` (as Keras raises), and
 its message names the file and, where one is involved, the layer. They are raised while
@@ -9,20 +10,28 @@ leaves the target model unchanged.
 error                                  raised for
 =====================================  ====================================================
 :class:`NotHDF5Error`                  a file that is not HDF5 (or does not exist)
-:class:`UnsupportedFormatError`        ``.keras`` zip archives, unknown weight layouts,
-                                       files from a newer lamina format version, files
-                                       that are not self-contained (external raw storage,
-                                       external links, soft links leaving the file,
-                                       virtual datasets), refused before any data is read
-:class:`TruncatedFileError`            a file cut short (its end is missing)
+:class:`UnsupportedFormatError`        unknown weight layouts, files from a newer lamina
+                                       format version, files that are not self-contained
+                                       (external raw storage, external links, soft links
+                                       leaving the file, virtual datasets), ``.keras``
+                                       archives with unexpected or encrypted members,
+                                       refused before any data is read
+:class:`TruncatedFileError`            a file cut short (its end is missing; for a zip, its
+                                       directory)
 :class:`CorruptFileError`              unreadable structure, a checksum that does not match,
                                        datasets declaring more data than the file holds,
-                                       an invalid random seed or optimizer iteration
+                                       an invalid random seed or optimizer iteration; a
+                                       ``.keras`` path that is not a zip, archive members
+                                       with absolute or climbing names (path traversal),
+                                       duplicate members, zip bombs (declared size over
+                                       its cap or far over its compressed size), bad CRCs
 :class:`MissingConfigError`            a full-model load from a file without ``model_config``
+                                       (``config.json`` in a ``.keras`` archive)
 :class:`UnknownClassError`             a config naming a class that is neither built in
                                        nor given in ``custom_objects``
 :class:`ConfigError`                   a config that cannot be rebuilt into a model
-                                       (bad values, unsupported Keras options, a complex
+                                       (bad values, unsupported Keras options, a Lambda
+                                       stored as code in ``safe_mode``, a complex
                                        or object dtype, layers that would create far more
                                        weight values than the file stores)
 :class:`WeightMismatchError`           wrong number of layers or weights, a weight shape

@@ -63,6 +63,11 @@ def text_checksum(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def bytes_checksum(data):
+    """sha256 hex digest of bytes (a member of a ``.keras`` archive)."""
+    return hashlib.sha256(bytes(data)).hexdigest()
+
+
 def _digest(value):
     if value is None:
         return None
@@ -184,8 +189,10 @@ class OpenedFile:
             self.handle.close()
 
 
-def open_h5(source):
+def open_h5(source, label=None):
     """Open ``source`` (a path or ``bytes``) for reading, checking that it is HDF5 first.
+    ``label`` is the path that errors about in-memory bytes name (the ``.keras`` archive
+    an inner weights file came from).
 
     Raises:
         CheckpointNotFoundError, NotHDF5Error, UnsupportedFormatError (a zip archive such
@@ -193,8 +200,8 @@ def open_h5(source):
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        _check_signature(io.BytesIO(data), len(data), None)
-        return _open(lambda: h5py.File(io.BytesIO(data), "r"), None, len(data))
+        _check_signature(io.BytesIO(data), len(data), label)
+        return _open(lambda: h5py.File(io.BytesIO(data), "r"), label, len(data))
     path = os.fspath(source)
     if not os.path.exists(path):
         raise CheckpointNotFoundError(f"no checkpoint file at {describe(path)}", path)
@@ -215,9 +222,8 @@ def _check_signature(stream, size, path):
     head = stream.read(8)
     if head.startswith(ZIP_SIGNATURE):
         raise UnsupportedFormatError(
-            f"{describe(path)} is a zip archive (Keras' .keras format), which lamina does not "
-            "read; save it from Keras with model.save('x.h5') or "
-            "model.save_weights('x.weights.h5')", path)
+            f"{describe(path)} is a zip archive (Keras' .keras format), not an HDF5 file: "
+            "read it with load_model or load_weights, which accept .keras files", path)
     offset = 512
     while head != HDF5_SIGNATURE and offset + 8 <= size:
         stream.seek(offset)
@@ -498,7 +504,7 @@ def guarded(opened, action, what):
 
 
 __all__ = ["CHECKSUMS_ATTR", "CheckpointNotFoundError", "DATASET_CHECKSUM_ATTR", "OpenedFile",
-           "MAX_COMPRESSION_RATIO", "array_checksum", "checksums_attr", "guarded",
+           "MAX_COMPRESSION_RATIO", "array_checksum", "bytes_checksum", "checksums_attr", "guarded",
            "h5_bytes_writer", "h5_writer", "inspect_file", "open_h5", "read_array", "read_int_attr", "read_name_list", "read_text_attr",
            "text_checksum", "verify_checksums", "write_array", "write_name_list",
            "write_text_attr"]

@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 
+from ...backends import registry
 from ...layers.base import LAYERS, Layer, WeightBudgetError, weight_budget
 from . import keras_format as keras_files, serialization
 from .errors import CheckpointError, ConfigError, UnknownClassError, describe
@@ -63,7 +64,7 @@ def _without_batch(shape):
 
 
 # ---------------------------------------------------------------------------- reading
-def prepare(entry, custom_objects, source, from_keras, where="model"):
+def prepare(entry, custom_objects, source, from_keras, where="model", safe_mode=True):
     """A copy of the layer entry ``entry`` ready for deserialization (see module doc)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("class_name"), str):
         raise ConfigError(f"{describe(source)}: {where} is not a "
@@ -75,21 +76,21 @@ def prepare(entry, custom_objects, source, from_keras, where="model"):
         raise ConfigError(f"{describe(source)}: the config of {where} is not a dict", source)
     layer_name = config.get("name", entry.get("name", "?"))
     label = f"layer '{layer_name}' ({class_name})"
-    cls = _lookup(class_name, custom_objects, source, label)
+    cls = _lookup(entry, custom_objects, source, label)
     _check_dtype(config.get("dtype"), source, label)
     config = dict(config)
     for key in _NESTED_LAYER_KEYS:
         if isinstance(config.get(key), dict) and "class_name" in config[key]:
             config[key] = prepare(config[key], custom_objects, source, from_keras,
-                                  f"{key} of {label}")
+                                  f"{key} of {label}", safe_mode)
     for key in _NESTED_LAYER_LIST_KEYS:
         if isinstance(config.get(key), list) and all(
                 isinstance(item, dict) and "class_name" in item for item in config[key]):
             config[key] = [prepare(item, custom_objects, source, from_keras,
-                                   f"{key}[{index}] of {label}")
+                                   f"{key}[{index}] of {label}", safe_mode)
                            for index, item in enumerate(config[key])]
     if _is_lambda(cls):
-        config = _resolve_lambda(config, custom_objects, source, label)
+        config = _resolve_lambda(config, custom_objects, source, label, safe_mode)
     if from_keras and cls is not None and issubclass(cls, Layer) and not _is_model_class(cls):
         try:
             config = keras_files.normalize_layer_config(cls, config, f"{describe(source)}: "
@@ -123,11 +124,14 @@ def _check_dtype(value, source, label):
                           "in integer, bool or string dtypes)", source)
 
 
-def _lookup(class_name, custom_objects, source, label):
-    if custom_objects and class_name in custom_objects:
-        return custom_objects[class_name]
-    if class_name in LAYERS:
-        return LAYERS.lookup(class_name)
+def _lookup(entry, custom_objects, source, label):
+    """The class of a layer entry: by ``registered_name``, then ``class_name``, through
+    the registry, registered custom objects and ``custom_objects`` (never ``module``)."""
+    class_name = entry["class_name"]
+    try:
+        return LAYERS.lookup_entry(entry, custom_objects)
+    except ValueError:
+        pass
     raise UnknownClassError(
         f"{describe(source)}: {label} uses class {class_name!r}, which is neither a "
         f"built-in lamina layer nor registered: pass it with "
@@ -143,18 +147,32 @@ def _is_lambda(cls):
         "Lambda") is cls
 
 
-def _resolve_lambda(config, custom_objects, source, label):
-    """Replace a Lambda's stored function reference by the callable in custom_objects."""
+def _resolve_lambda(config, custom_objects, source, label, safe_mode=True):
+    """Replace a Lambda's stored function reference by the callable in custom_objects.
+    Stored code (Keras' ``__lambda__``) is refused in ``safe_mode`` as Keras refuses it;
+    without ``safe_mode`` the function still comes from ``custom_objects`` (by the layer's
+    name), never from the code."""
     config = dict(config)
     reference = config.get("function")
+    if safe_mode and isinstance(reference, dict) and reference.get("class_name") == \
+            "__lambda__":
+        raise ConfigError(
+            f"{describe(source)}: {label} stores a Python lambda as code. Requested the "
+            "deserialization of a `Lambda` layer whose `function` is a Python lambda: this "
+            "is disallowed in safe_mode (the default); lamina never runs code from a file, "
+            "so load with safe_mode=False and pass the function with "
+            f"custom_objects={{'{config.get('name')}': function}}", source)
     name = None
     if isinstance(reference, str):
         name = reference
     elif isinstance(reference, dict) and isinstance(reference.get("config"), str):
         name = reference["config"]
     layer_name = config.get("name")
-    objects = custom_objects or {}
+    objects = registry.effective_custom_objects(custom_objects)
     function = objects.get(name) if name and name not in ("<lambda>", "lambda") else None
+    if function is None and isinstance(reference, dict):
+        function = registry.find_custom_object(reference.get("registered_name"),
+                                               custom_objects)
     if function is None and layer_name in objects:
         function = objects[layer_name]
     if not callable(function):
@@ -172,14 +190,15 @@ def _resolve_lambda(config, custom_objects, source, label):
     return config
 
 
-def build_model(entry, custom_objects, source, from_keras, max_weight_values=None):
+def build_model(entry, custom_objects, source, from_keras, max_weight_values=None,
+                safe_mode=True):
     """A model rebuilt from its stored ``{"class_name", "config"}`` entry.
 
     ``max_weight_values``: when given, the layers may create at most this many weight
     values in total; a config asking for more raises ConfigError naming the layer before
     its weight is allocated (a small file cannot make lamina allocate gigabytes).
     """
-    prepared = prepare(entry, custom_objects, source, from_keras)
+    prepared = prepare(entry, custom_objects, source, from_keras, safe_mode=safe_mode)
     budget = contextlib.nullcontext() if max_weight_values is None else weight_budget(
         max_weight_values, f"the file stores only {max_weight_values} weight values, so its "
         "model_config does not match its weights")

@@ -79,8 +79,12 @@ def write_model(handle, model, include_optimizer=True):
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """``model.save(filepath)``: architecture, weights and compile/optimizer state, written
-    atomically (a temporary file in the same folder, then ``os.replace``)."""
-    weights_files.check_not_keras_zip(filepath)
+    atomically (a temporary file in the same folder, then ``os.replace``): Keras 3's zip
+    for a ``.keras`` path (:mod:`keras_zip`), the legacy HDF5 layout otherwise."""
+    if str(os.fspath(filepath)).endswith(".keras"):
+        from . import keras_zip      # keras_zip builds on this module
+        keras_zip.save_model(model, filepath, overwrite, include_optimizer)
+        return
     with integrity.h5_writer(filepath, overwrite) as handle:
         write_model(handle, model, include_optimizer)
 
@@ -163,9 +167,8 @@ def stored_weight_values(content):
 
 
 def read_source(source):
-    """Open, read and verify ``source`` (a path or bytes) into a :class:`ModelFile`."""
-    if not isinstance(source, (bytes, bytearray, memoryview)):
-        weights_files.check_not_keras_zip(os.fspath(source))
+    """Open, read and verify ``source`` (a path or bytes of HDF5) into a
+    :class:`ModelFile`."""
     opened = integrity.open_h5(source)
     try:
         return integrity.guarded(opened, lambda: read_model_file(opened), "the model")
@@ -214,7 +217,7 @@ def compile_from_config(model, config, custom_objects, source):
                           "compile=False", source) from error
 
 
-def _adopt_seed(seed):
+def adopt_seed(seed):
     """An unseeded process takes the checkpoint's seed, so that the shuffling and dropout
     of a resumed ``fit`` (derived from (seed, epoch)) repeat the original run."""
     if seed is not None and state.seed() is None:
@@ -225,20 +228,26 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Rebuild a model saved by ``model.save`` (or by Keras' ``model.save("x.h5")``).
 
     Args:
-        filepath: path of an ``.h5`` file (or the bytes of one).
+        filepath: path of a ``.keras`` or ``.h5`` file (or the bytes of one); a zip
+            archive is read as ``.keras`` (:mod:`keras_zip`), anything else as HDF5.
         custom_objects: ``{name: class or function}`` for custom layers, models, losses,
             metrics and Lambda functions.
         compile: compile the model with the stored training config and restore the
             optimizer state (iteration counter and slots).
-        safe_mode: accepted for Keras compatibility; lamina never evaluates stored code.
+        safe_mode: refuse Lambda layers whose function is stored as code (Keras'
+            ``__lambda__``), as Keras does; lamina never evaluates stored code either way.
     Raises:
         One of the :mod:`checkpoint_errors`, naming the file (and the layer).
     """
+    from . import keras_zip          # keras_zip builds on this module
+    if keras_zip.is_keras_zip(filepath):
+        return keras_zip.load_model(filepath, custom_objects, compile, safe_mode)
     content = read_source(filepath)
     source = content.source
     model = model_config.build_model(
         content.model_config, custom_objects, source, from_keras=not content.lamina,
-        max_weight_values=stored_weight_values(content) + CONFIG_SLACK_VALUES)
+        max_weight_values=stored_weight_values(content) + CONFIG_SLACK_VALUES,
+        safe_mode=safe_mode)
     opened = integrity.OpenedFile(None, source, 0)
     plan, _ = weights_files.plan_legacy(model, content.layers, opened, top=content.top)
     weights_files.apply_plan(plan)
@@ -249,7 +258,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             optimizer_plan = optimizer_state.plan(model, names, arrays, describe(source))
             if optimizer_plan is not None:
                 optimizer_state.apply(model, optimizer_plan)
-        _adopt_seed(content.seed)
+        adopt_seed(content.seed)
     return model
 
 
@@ -284,7 +293,7 @@ def restore_from_checkpoint(model, filepath):
         optimizer_state.apply(model, optimizer_plan)
     if learning_rate is not None:
         model.optimizer.learning_rate = learning_rate
-    _adopt_seed(content.seed)
+    adopt_seed(content.seed)
 
 
 # ---------------------------------------------------------------------------- pickling

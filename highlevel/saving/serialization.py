@@ -7,20 +7,17 @@ Class names are public names looked up in the layer registry: no module paths, n
 """
 
 from ...layers.base import LAYERS
+from ...layers.serialization import legacy_entry as serialize_layer
 from ...layers.symbolic import SymbolicTensor, flatten, map_structure
 
 
-def serialize_layer(layer):
-    """``{"class_name", "config"}`` for a layer or a nested model."""
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
-
-
 def deserialize_layer(entry, custom_objects=None):
-    """Rebuild a layer from ``{"class_name", "config"}`` (registry or custom_objects only)."""
+    """Rebuild a layer from ``{"class_name", "config"}`` (its ``registered_name`` first,
+    when it has one: registry, registered classes or custom_objects only)."""
     if not isinstance(entry, dict) or "class_name" not in entry:
         raise ValueError(f"a layer config must be a dict with 'class_name' and 'config', "
                          f"got {entry!r}")
-    cls = LAYERS.lookup(entry["class_name"], custom_objects)
+    cls = LAYERS.lookup_entry(entry, custom_objects)
     config = entry.get("config", {})
     if hasattr(cls, "from_config_with_objects"):
         return cls.from_config_with_objects(config, custom_objects)

@@ -59,10 +59,12 @@ def is_weights_layout_path(path):
 
 
 def check_not_keras_zip(path):
+    """save_weights refuses ``.keras`` paths, as Keras does: that archive holds a whole
+    model (``model.save``)."""
     if str(path).endswith(".keras"):
         raise UnsupportedFormatError(
-            f"{describe(path)}: the .keras zip format is not supported by lamina; use an .h5 "
-            "path (model.save('m.h5')) or save_weights('m.weights.h5')", path)
+            f"{describe(path)}: save_weights writes weights files ('m.weights.h5', or a "
+            "legacy '.h5'); a .keras archive holds the whole model: use model.save", path)
 
 
 def lamina_version():
@@ -155,23 +157,34 @@ def write_layout_weights(handle, model, optimizer_values=None):
 def save_weights(model, filepath, overwrite=True):
     """``model.save_weights(filepath)``: Keras 3's layout for ``*.weights.h5``, the legacy
     layout otherwise; written atomically, with checksums."""
-    from . import optimizer_state
     check_not_keras_zip(filepath)
     if not model.built:
         raise ValueError(f"model '{model.name}' has no weights yet: build it (call it on "
                          "data, or give it an Input) before save_weights")
     with integrity.h5_writer(filepath, overwrite) as handle:
-        write_root_attrs(handle)
         if is_weights_layout_path(filepath):
-            values = None
-            if getattr(model, "optimizer", None) is not None and model.compiled:
-                values = (model.optimizer.name,
-                          [v for _, v in optimizer_state.optimizer_values(model)])
-            structure = write_layout_weights(handle, model, values)
+            write_weights_file(handle, model)
         else:
+            write_root_attrs(handle)
             structure = write_legacy_weights(handle, model)
-        integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
-            {"weights_layout": structure}))
+            integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR,
+                                      integrity.checksums_attr({"weights_layout": structure}))
+
+
+def write_weights_file(handle, model, include_optimizer=True):
+    """A whole Keras 3 weights-layout file (``.weights.h5``, or ``model.weights.h5``
+    inside a ``.keras`` archive) into the open ``handle``: root attributes, every
+    ``vars`` group, the optimizer state of a compiled model, and the layout checksum."""
+    from . import optimizer_state
+    write_root_attrs(handle)
+    values = None
+    if include_optimizer and getattr(model, "optimizer", None) is not None and \
+            model.compiled:
+        values = (model.optimizer.name,
+                  [v for _, v in optimizer_state.optimizer_values(model)])
+    structure = write_layout_weights(handle, model, values)
+    integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
+        {"weights_layout": structure}))
 
 
 # ---------------------------------------------------------------------------- reading
@@ -534,12 +547,14 @@ def read_weights_content(opened):
 def load_weights(model, filepath, by_name=False, skip_mismatch=False):
     """``model.load_weights(filepath, by_name, skip_mismatch)`` for both layouts and for
     full-model files; see the module docstring."""
-    from . import optimizer_state
-    check_not_keras_zip(filepath)
+    from . import keras_zip, optimizer_state
     if not model.built:
         raise ValueError(f"model '{model.name}' has no weights yet: build it (call it on "
                          "data, or give it an Input) before load_weights")
-    opened = integrity.open_h5(filepath)
+    if keras_zip.is_keras_zip(filepath):
+        opened = keras_zip.open_weights(filepath)
+    else:
+        opened = integrity.open_h5(filepath)
     try:
         layout, content = integrity.guarded(opened, lambda: read_weights_content(opened),
                                             "the weights")
@@ -563,4 +578,4 @@ def load_weights(model, filepath, by_name=False, skip_mismatch=False):
 __all__ = ["FORMAT_VERSION", "FileLayer", "FileVars", "LoadReport", "apply_plan",
            "detect_layout", "is_lamina_file", "load_weights", "plan_layout", "plan_legacy",
            "read_layout_vars", "read_legacy_layers", "save_weights", "write_legacy_weights",
-           "write_layout_weights", "write_root_attrs"]
+           "write_layout_weights", "write_root_attrs", "write_weights_file"]

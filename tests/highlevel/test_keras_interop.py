@@ -1,8 +1,9 @@
 """Keras interoperability, both directions, without Keras.
 
 ``tests/data/keras`` holds files written by real Keras 3 (``make_keras_files.py``, run by
-hand with Keras installed elsewhere) for the models of ``zoo.py``: lamina must reproduce
-Keras' recorded predictions from them to 1e-5. The other direction was checked by the same
+hand with Keras installed elsewhere) for the models of ``zoo.py``, in its three formats
+(``.h5``, ``.weights.h5``, ``.keras``): lamina must reproduce Keras' recorded predictions
+from them to 1e-5. The other direction was checked by the same
 script (Keras loaded lamina's files and reproduced lamina's predictions, recorded in
 ``lamina_to_keras.json``); here lamina re-saves the same models and the files' configs and
 weight layouts must still be exactly the ones Keras accepted.
@@ -73,7 +74,18 @@ def test_load_model_reproduces_keras_predictions(name):
 
 
 @pytest.mark.parametrize("name", zoo.NAMES)
-@pytest.mark.parametrize("suffix", [".weights.h5", ".h5"])
+def test_load_model_of_a_keras_zip_reproduces_keras_predictions(name):
+    model = lamina.saving.load_model(os.path.join(DATA, f"keras_{name}.keras"))
+    assert model.name == name
+    assert_predicts_like_keras(model, name)
+    assert model.compiled and type(model.optimizer).__name__ == "Adam"
+    assert model.optimizer.iterations == 1
+    assert model.optimizer.learning_rate == pytest.approx(0.01)
+    assert len(model.optimizer.variables) == 2 * len(model.trainable_weights) + 1
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+@pytest.mark.parametrize("suffix", [".weights.h5", ".h5", ".keras"])
 def test_load_weights_reproduces_keras_predictions(name, suffix):
     model = zoo.build(name, lamina)
     model.load_weights(os.path.join(DATA, f"keras_{name}{suffix}"))
@@ -95,6 +107,17 @@ def test_lamina_files_keep_the_layout_keras_accepted(tmp_path, name):
     assert make_keras_files.h5_layout(tmp_path / "w.weights.h5") == recorded["weights_layout"]
     assert make_keras_files.h5_layout(tmp_path / "legacy.h5") == \
         recorded["legacy_weights_layout"]
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+def test_lamina_keras_zip_keeps_the_layout_keras_accepted(tmp_path, name):
+    recorded = RECORD["models"][name]["keras_zip"]
+    assert recorded["max_abs_diff_load_model"] < 1e-5, f"Keras did not reproduce {name}"
+    assert recorded["keras_optimizer"] == "Adam" and recorded["keras_optimizer_iterations"] == 1
+    lamina.utils.set_random_seed(0)
+    model = make_keras_files._prepare(zoo.build(name, lamina), name, lamina)
+    model.save(tmp_path / "m.keras")
+    assert make_keras_files.keras_zip_layout(tmp_path / "m.keras") == recorded["layout"]
 
 
 def test_keras_and_lamina_agree_on_the_recorded_lamina_predictions():

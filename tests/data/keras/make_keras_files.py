@@ -14,22 +14,29 @@ a two-input two-output functional model, MultiHeadAttention, a nested model with
 shared layer):
 
 1. Keras -> lamina: Keras builds the model, sets seeded weights, trains one Adam step and
-   writes ``keras_<name>.h5`` (``model.save``) and ``keras_<name>.weights.h5``
-   (``save_weights``); inputs and Keras' predictions go to ``keras_predictions.npz``.
+   writes ``keras_<name>.h5`` (``model.save``), ``keras_<name>.weights.h5``
+   (``save_weights``) and ``keras_<name>.keras`` (``model.save``, Keras 3's zip; re-packed
+   with deflate to keep this folder small: every member is byte for byte what Keras wrote,
+   and Keras reloads the re-packed file to the same predictions); inputs and Keras'
+   predictions go to ``keras_predictions.npz``.
 2. lamina -> Keras: the same script, run with lamina's Python (``--lamina-side``), builds
    the same models in lamina and writes ``.h5`` / ``.weights.h5`` files into a temporary
    folder; Keras loads them (``keras.models.load_model`` and ``load_weights`` into a Keras
    model) and predicts. ``lamina_to_keras.json`` records, per model, lamina's and Keras'
    predictions, their largest difference, and the model config and weight layouts of
-   the files Keras accepted (``test_keras_interop.py`` checks lamina still writes those).
+   the files Keras accepted (``test_keras_interop.py`` checks lamina still writes those);
+   for ``lamina_<name>.keras`` the same under ``keras_zip``: Keras' ``load_model``
+   predictions, the archive's members, its ``config.json`` and its weights layout.
 """
 
 import argparse
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 import numpy as np
 
@@ -94,6 +101,25 @@ def h5_layout(path):
         return {"vars": sorted(groups)}
 
 
+def keras_zip_layout(path):
+    """What Keras reads from a ``.keras`` archive: its member names, ``config.json`` and
+    the layout of ``model.weights.h5`` (``metadata.json`` holds only a date and the
+    writer's own entries, which Keras never reads)."""
+    with zipfile.ZipFile(path) as archive:
+        return {"members": sorted(archive.namelist()),
+                "config": json.loads(archive.read("config.json")),
+                "weights": h5_layout(io.BytesIO(archive.read("model.weights.h5")))}
+
+
+def deflate(path):
+    """Re-pack a zip archive with deflate, every member's bytes unchanged."""
+    with zipfile.ZipFile(path) as archive:
+        members = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+
+
 # ---------------------------------------------------------------------------- lamina side
 def lamina_side(folder):
     """Run with lamina: write lamina's files and predictions into ``folder``."""
@@ -104,6 +130,7 @@ def lamina_side(folder):
     for name in zoo.NAMES:
         model = _prepare(zoo.build(name, lamina), name, lamina)
         model.save(os.path.join(folder, f"lamina_{name}.h5"))
+        model.save(os.path.join(folder, f"lamina_{name}.keras"))
         model.save_weights(os.path.join(folder, f"lamina_{name}.weights.h5"))
         model.save_weights(os.path.join(folder, f"lamina_{name}_legacy_weights.h5"))
         for index, value in enumerate(_as_list(model.predict(_single(zoo.inputs(name)),
@@ -120,13 +147,23 @@ def keras_side(lamina_python):
     arrays = {}
     for name in zoo.NAMES:
         model = _prepare(zoo.build(name, keras), name, keras)
+        # The .keras file first: Keras 3.15's legacy .h5 save drops the optimizer from the
+        # model's compile config, so a .keras saved after it would have none.
+        archive = os.path.join(HERE, f"keras_{name}.keras")
+        model.save(archive)
+        deflate(archive)
         model.save(os.path.join(HERE, f"keras_{name}.h5"))
         model.save_weights(os.path.join(HERE, f"keras_{name}.weights.h5"))
         x = zoo.inputs(name)
         for index, value in enumerate(x):
             arrays[f"{name}/x{index}"] = value
-        for index, value in enumerate(_as_list(model.predict(_single(x), verbose=0))):
+        predictions = _as_list(model.predict(_single(x), verbose=0))
+        for index, value in enumerate(predictions):
             arrays[f"{name}/pred{index}"] = value
+        reloaded = keras.models.load_model(archive)
+        assert all(np.array_equal(a, b) for a, b in zip(
+            predictions, _as_list(reloaded.predict(_single(x), verbose=0)))), name
+        assert type(reloaded.optimizer).__name__ == "Adam", name
     np.savez_compressed(os.path.join(HERE, "keras_predictions.npz"), **arrays)
 
     record = {"keras_version": keras.__version__, "backend": keras.backend.backend(),
@@ -152,6 +189,10 @@ def keras_side(lamina_python):
             target.load_weights(legacy)
             by_legacy = _as_list(target.predict(x, verbose=0))
 
+            zipped = os.path.join(folder, f"lamina_{name}.keras")
+            loaded_zip = keras.models.load_model(zipped)
+            by_zip = _as_list(loaded_zip.predict(x, verbose=0))
+
             def diff(got):
                 return float(max(np.max(np.abs(g - e)) for g, e in zip(got, expected)))
 
@@ -166,11 +207,19 @@ def keras_side(lamina_python):
                 "full_model_layout": h5_layout(full),
                 "weights_layout": h5_layout(weights),
                 "legacy_weights_layout": h5_layout(legacy),
+                "keras_zip": {
+                    "max_abs_diff_load_model": diff(by_zip),
+                    "keras_optimizer": type(loaded_zip.optimizer).__name__,
+                    "keras_optimizer_iterations": int(np.asarray(
+                        keras.ops.convert_to_numpy(loaded_zip.optimizer.iterations))),
+                    "layout": keras_zip_layout(zipped)},
             }
             print(f"{name}: Keras reads lamina's files, max |diff| "
                   f"{record['models'][name]['max_abs_diff_load_model']:.2e} (load_model), "
                   f"{record['models'][name]['max_abs_diff_load_weights']:.2e} "
-                  "(load_weights)")
+                  "(load_weights), "
+                  f"{record['models'][name]['keras_zip']['max_abs_diff_load_model']:.2e} "
+                  "(.keras)")
     with open(os.path.join(HERE, "lamina_to_keras.json"), "w") as handle:
         json.dump(record, handle, indent=1, sort_keys=True)
         handle.write("\n")
