@@ -16,7 +16,7 @@ __path__.append(os.path.join(os.path.dirname(__file__), "api"))
 
 from . import backends, layers  # noqa: E402
 from . import (activations, callbacks, config, constraints, initializers, losses,  # noqa: E402
-               metrics, models, ops, optimizers, regularizers, saving, utils)
+               metrics, models, ops, optimizers, random, regularizers, saving, utils)
 from .backends import Tensor, Variable, grad, no_grad  # noqa: E402
 from .highlevel.models import Model, Sequential, load_model  # noqa: E402
 from .layers import Input  # noqa: E402
@@ -34,6 +34,6 @@ def __getattr__(name):
 __all__ = [
     "Input", "Model", "Sequential", "Tensor", "Variable", "activations", "backends",
     "callbacks", "config", "constraints", "grad", "initializers", "layers", "load_model",
-    "losses", "metrics", "models", "no_grad", "ops", "optimizers", "regularizers", "saving",
-    "utils",
+    "losses", "metrics", "models", "no_grad", "ops", "optimizers", "random", "regularizers",
+    "saving", "utils",
 ]   # not "wrappers": a star import would load scikit-learn

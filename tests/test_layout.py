@@ -29,8 +29,6 @@ UNMIRRORED = {
     "backends/state.py": "engine/floatx/seed state, tested through test_context.py and "
                          "the seeding section of test_autodiff.py (issue-12 branches edit "
                          "both; split after their merge)",
-    "backends/random.py": "seeding, tested in the seeding section of test_autodiff.py "
-                          "(split after the issue-12 merge)",
     "backends/config.py": "re-exports of context/state names as lamina.config",
     "backends/registry.py": "name lookup, tested through every get()/deserialize test in "
                             "layers/options and the unknown-name tests",

@@ -1,18 +1,30 @@
 """``lamina.ops.nn``: the neural-network ops (activations, softmax, dense, normalization,
-convolution, pooling, one-hot, cross-entropies), as ``keras.ops.nn``."""
+convolution, pooling, attention, one-/multi-hot, cross-entropies), as ``keras.ops.nn``."""
 
-from lamina.backends.ops.conv import (average_pool, conv, conv_transpose,  # noqa: F401
-                                      depthwise_conv, max_pool)
-from lamina.backends.ops.losses import (softmax_cross_entropy,  # noqa: F401
-                                        sparse_softmax_cross_entropy)
-from lamina.backends.ops.nn import (batch_normalization_train, dense, dropout,  # noqa: F401
-                                    elu, gelu, layer_normalization, leaky_relu, log_softmax,
-                                    relu, relu6, selu, sigmoid, silu, softmax, softplus)
-from lamina.backends.ops.shape import one_hot  # noqa: F401
+from lamina.backends.ops import (average_pool, batch_normalization,  # noqa: F401
+                                 batch_normalization_train, binary_crossentropy,
+                                 categorical_crossentropy, celu, conv, conv_transpose, dense,
+                                 depth_to_space, depthwise_conv, dot_product_attention,
+                                 dropout, elu, gelu, glu, hard_shrink, hard_sigmoid,
+                                 hard_silu, hard_swish, hard_tanh, layer_normalization,
+                                 leaky_relu, log_sigmoid, log_softmax, max_pool, moments,
+                                 multi_hot, normalize, one_hot, psnr, relu, relu6,
+                                 rms_normalization, selu, separable_conv, sigmoid, silu,
+                                 soft_shrink, softmax, softmax_cross_entropy, softplus,
+                                 softsign, space_to_depth, sparse_categorical_crossentropy,
+                                 sparse_plus, sparse_sigmoid, sparse_softmax_cross_entropy,
+                                 sparsemax, squareplus, swish, tanh_shrink, threshold)
 
 __all__ = [
-    "average_pool", "batch_normalization_train", "conv", "conv_transpose", "dense",
-    "depthwise_conv", "dropout", "elu", "gelu", "layer_normalization", "leaky_relu",
-    "log_softmax", "max_pool", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu",
-    "softmax", "softmax_cross_entropy", "softplus", "sparse_softmax_cross_entropy",
+    "average_pool", "batch_normalization", "batch_normalization_train",
+    "binary_crossentropy", "categorical_crossentropy", "celu", "conv", "conv_transpose",
+    "dense", "depth_to_space", "depthwise_conv", "dot_product_attention", "dropout", "elu",
+    "gelu", "glu", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "layer_normalization", "leaky_relu", "log_sigmoid", "log_softmax", "max_pool",
+    "moments", "multi_hot", "normalize", "one_hot", "psnr", "relu", "relu6",
+    "rms_normalization", "selu", "separable_conv", "sigmoid", "silu", "soft_shrink",
+    "softmax", "softmax_cross_entropy", "softplus", "softsign", "space_to_depth",
+    "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid",
+    "sparse_softmax_cross_entropy", "sparsemax", "squareplus", "swish", "tanh_shrink",
+    "threshold",
 ]

@@ -10,38 +10,115 @@ Example:
 """
 
 from ..autodiff import Tensor
-from .conv import average_pool, conv, conv_transpose, depthwise_conv, max_pool, pool
-from .math import (abs, add, argmax, argmin, cast, clip, divide, equal, exp, greater,
-                   greater_equal, less, less_equal, log, log1p, matmul, max, maximum, mean,
-                   min, minimum, multiply, negative, not_equal, power, sqrt, square, std, sum,
-                   subtract, tanh, var, where)
+from .activations import (celu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_swish,
+                          hard_tanh, log_sigmoid, soft_shrink, softsign, sparse_plus,
+                          sparse_sigmoid, sparsemax, squareplus, swish, tanh_shrink,
+                          threshold)
+from .attention import dot_product_attention
+from .control_flow import (associative_scan, cond, custom_gradient, fori_loop, map, scan,
+                           stop_gradient, switch, vectorized_map, while_loop)
+from .conv import (average_pool, conv, conv_transpose, depth_to_space, depthwise_conv,
+                   max_pool, pool, separable_conv, space_to_depth)
+from .conversion import (array, cast, convert_to_numpy, convert_to_tensor, copy, dtype,
+                         is_tensor, ndim, saturate_cast, size)
+from .creation import (arange, bartlett, blackman, diag, diagflat, empty, empty_like, eye,
+                       full, full_like, geomspace, hamming, hanning, identity, kaiser,
+                       linspace, logspace, meshgrid, ones, ones_like, tri, tril, triu,
+                       vander, zeros, zeros_like)
+from .elementwise import (abs, absolute, angle, arccos, arccosh, arcsin, arcsinh, arctan,
+                          arctanh, cbrt, ceil, conj, conjugate, cos, cosh, deg2rad, erf,
+                          erfc, exp, exp2, expm1, fabs, floor, imag, log, log10, log1p,
+                          log2, nan_to_num, negative, rad2deg, real, reciprocal, round,
+                          rsqrt, sign, sin, sinc, sinh, sqrt, square, tan, tanh, trunc)
+from .indexing import (diagonal, multi_hot, one_hot, scatter, scatter_update, segment_max,
+                       segment_min, segment_prod, segment_sum, slice, slice_update,
+                       take_along_axis, trace, unravel_index)
+from .linalg import (cholesky, cholesky_inverse, det, eig, eigh, inv, logdet, lstsq,
+                     lu_factor, matrix_rank, norm, pinv, qr, slogdet, solve,
+                     solve_triangular, svd)
+from .logic import (allclose, equal, greater, greater_equal, isclose, isfinite, isin, isinf,
+                    isnan, isneginf, isposinf, isreal, less, less_equal, logical_and,
+                    logical_not, logical_or, logical_xor, nonzero, not_equal, select,
+                    signbit, where)
+from .losses import (binary_crossentropy, categorical_crossentropy, mean_squared_error,
+                     softmax_cross_entropy, sparse_categorical_crossentropy,
+                     sparse_softmax_cross_entropy)
+from .math import (add, arctan2, bitwise_and, bitwise_invert, bitwise_left_shift,
+                   bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, clip, divide,
+                   divide_no_nan, floor_divide, fmax, fmin, fmod, gcd, heaviside, hypot,
+                   lcm, ldexp, left_shift, logaddexp, logaddexp2, matmul, maximum, minimum,
+                   mod, multiply, nextafter, power, right_shift, subtract, true_divide)
 from .nn import (batch_normalization_train, dense, dropout, elu, gelu, layer_normalization,
                  leaky_relu, log_softmax, relu, relu6, selu, sigmoid, silu, softmax,
                  softplus)
-from .losses import mean_squared_error, softmax_cross_entropy, sparse_softmax_cross_entropy
+from .normalization import batch_normalization, moments, normalize, psnr, rms_normalization
+from .products import cross, dot, einsum, inner, kron, outer, tensordot, vdot
 from .recurrent import gru, lstm, simple_rnn
-from .shape import (concatenate, expand_dims, getitem, one_hot, pad, reshape, shape, split,
-                    squeeze, stack, take, transpose)
+from .reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
+                         cumprod, cumsum, diff, logsumexp, max, mean, median, min,
+                         nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
+                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd,
+                         nansum, nanvar, percentile, prod, ptp, quantile, std, sum,
+                         trapezoid, var)
+from .shape import (append, array_split, broadcast_to, concatenate, dsplit, dstack,
+                    expand_dims, flip, fliplr, flipud, getitem, hsplit, hstack, moveaxis,
+                    pad, ravel, repeat, reshape, roll, rot90, shape, split, squeeze, stack,
+                    swapaxes, take, tile, transpose, unstack, vsplit, vstack)
+from .sorting import (argpartition, argsort, bincount, digitize, histogram, in_top_k,
+                      searchsorted, sort, top_k, unique)
 
 
-def convert_to_tensor(x, dtype=None):
-    """``x`` as a Tensor (no copy when it already is one of the right dtype)."""
-    if isinstance(x, Tensor) and (dtype is None or x.dtype == dtype):
-        return x
-    return Tensor(x, dtype=dtype)
+def get_item(x, key):
+    """``x[key]`` (``keras.ops.get_item``; the same as :func:`getitem`)."""
+    return getitem(x, key)
 
 
 __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
-    "abs", "add", "argmax", "argmin", "average_pool", "batch_normalization_train", "cast",
-    "clip", "concatenate", "conv", "conv_transpose", "convert_to_tensor", "dense",
-    "depthwise_conv", "divide", "dropout", "elu", "equal", "exp", "expand_dims", "gelu",
-    "getitem", "greater", "greater_equal", "gru", "layer_normalization", "leaky_relu",
-    "less", "less_equal", "log", "log1p", "log_softmax", "lstm", "matmul", "max",
-    "max_pool", "maximum", "mean", "mean_squared_error", "min", "minimum", "multiply",
-    "negative", "not_equal", "one_hot", "pad", "pool", "power", "relu", "relu6", "reshape",
-    "selu", "shape", "sigmoid", "silu", "simple_rnn", "softmax", "softmax_cross_entropy",
-    "softplus", "sparse_softmax_cross_entropy", "split", "sqrt", "square", "squeeze",
-    "stack", "std", "subtract", "sum", "take", "tanh", "transpose", "var", "where",
+    "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append",
+    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argmax", "argmin", "argpartition", "argsort", "array", "array_split",
+    "associative_scan", "average", "average_pool", "bartlett", "batch_normalization",
+    "batch_normalization_train", "binary_crossentropy", "bincount", "bitwise_and",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "blackman", "broadcast_to", "cast",
+    "categorical_crossentropy", "cbrt", "ceil", "celu", "cholesky", "cholesky_inverse",
+    "clip", "concatenate", "cond", "conj", "conjugate", "conv", "conv_transpose",
+    "convert_to_numpy", "convert_to_tensor", "copy", "cos", "cosh", "count_nonzero",
+    "cross", "cumprod", "cumsum", "custom_gradient", "deg2rad", "dense", "depth_to_space",
+    "depthwise_conv", "det", "diag", "diagflat", "diagonal", "diff", "digitize", "divide",
+    "divide_no_nan", "dot", "dot_product_attention", "dropout", "dsplit", "dstack", "dtype",
+    "eig", "eigh", "einsum", "elu", "empty", "empty_like", "equal", "erf", "erfc", "exp",
+    "exp2", "expand_dims", "expm1", "eye", "fabs", "flip", "fliplr", "flipud", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "fori_loop", "full", "full_like", "gcd", "gelu",
+    "geomspace", "get_item", "getitem", "glu", "greater", "greater_equal", "gru", "hamming",
+    "hanning", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "heaviside", "histogram", "hsplit", "hstack", "hypot", "identity", "imag", "in_top_k",
+    "inner", "inv", "is_tensor", "isclose", "isfinite", "isin", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kaiser", "kron", "layer_normalization", "lcm",
+    "ldexp", "leaky_relu", "left_shift", "less", "less_equal", "linspace", "log", "log10",
+    "log1p", "log2", "log_sigmoid", "log_softmax", "logaddexp", "logaddexp2", "logdet",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "logsumexp",
+    "lstm", "lstsq", "lu_factor", "map", "matmul", "matrix_rank", "max", "max_pool",
+    "maximum", "mean", "mean_squared_error", "median", "meshgrid", "min", "minimum", "mod",
+    "moments", "moveaxis", "multi_hot", "multiply", "nan_to_num", "nanargmax", "nanargmin",
+    "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
+    "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "ndim", "negative", "nextafter",
+    "nonzero", "norm", "normalize", "not_equal", "one_hot", "ones", "ones_like", "outer",
+    "pad", "percentile", "pinv", "pool", "power", "prod", "psnr", "ptp", "qr", "quantile",
+    "rad2deg", "ravel", "real", "reciprocal", "relu", "relu6", "repeat", "reshape",
+    "right_shift", "rms_normalization", "roll", "rot90", "round", "rsqrt", "saturate_cast",
+    "scan", "scatter", "scatter_update", "searchsorted", "segment_max", "segment_min",
+    "segment_prod", "segment_sum", "select", "selu", "separable_conv", "shape", "sigmoid",
+    "sign", "signbit", "silu", "simple_rnn", "sin", "sinc", "sinh", "size", "slice",
+    "slice_update", "slogdet", "soft_shrink", "softmax", "softmax_cross_entropy",
+    "softplus", "softsign", "solve", "solve_triangular", "sort", "space_to_depth",
+    "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid",
+    "sparse_softmax_cross_entropy", "sparsemax", "split", "sqrt", "square", "squareplus",
+    "squeeze", "stack", "std", "stop_gradient", "subtract", "sum", "svd", "swapaxes",
+    "swish", "switch", "take", "take_along_axis", "tan", "tanh", "tanh_shrink", "tensordot",
+    "threshold", "tile", "top_k", "trace", "transpose", "trapezoid", "tri", "tril", "triu",
+    "true_divide", "trunc", "unique", "unravel_index", "unstack", "vander", "var", "vdot",
+    "vectorized_map", "vsplit", "vstack", "where", "while_loop", "zeros", "zeros_like",
 ]
 
 

@@ -5,6 +5,7 @@ from ..conv import conv_output_shape
 from ..pool import pool_output_shape
 from .core import data_of, record
 from .nn import activation_backward, add_bias_and_activate, check_fused_activation
+from .shape import reshape, transpose
 
 
 def _tuple(value, rank, name):
@@ -86,8 +87,6 @@ def _sum_parts(parts):
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
     """Depthwise convolution: kernel (*kernel_size, in, multiplier) -> (…, in * multiplier)."""
-    from .shape import reshape
-
     w = data_of(kernel)
     flat_kernel = reshape(kernel, w.shape[:-2] + (1, w.shape[-2] * w.shape[-1]))
     return conv(inputs, flat_kernel, strides, padding, dilation_rate)
@@ -157,3 +156,53 @@ def max_pool(inputs, pool_size, strides=None, padding="valid"):
 def average_pool(inputs, pool_size, strides=None, padding="valid"):
     """Average pooling (``keras.ops.average_pool``); padded cells are not counted."""
     return pool(inputs, pool_size, strides, padding, "average")
+
+
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid",
+                   data_format=None, dilation_rate=1):
+    """Depthwise convolution followed by a 1x1 (pointwise) convolution, as
+    ``keras.ops.separable_conv`` (channels-last)."""
+    _check_channels_last("separable_conv", data_format)
+    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, dilation_rate)
+    return conv(depthwise, pointwise_kernel, 1, "valid", 1)
+
+
+def _check_channels_last(name, data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError(f"{name}: lamina's convolution ops are channels-last; got "
+                         f"data_format={data_format!r}")
+
+
+def _space_depth(x, block_size, data_format, to_depth):
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"data_format must be 'channels_last' or 'channels_first', got "
+                         f"{data_format!r}")
+    if data_format == "channels_first":
+        x = transpose(x, (0, 2, 3, 1))
+    batch, height, width, channels = data_of(x).shape
+    b = int(block_size)
+    if to_depth:
+        if height % b or width % b:
+            raise ValueError(f"space_to_depth: height {height} and width {width} must be "
+                             f"divisible by block_size {b}")
+        blocks = reshape(x, (batch, height // b, b, width // b, b, channels))
+        out = reshape(transpose(blocks, (0, 1, 3, 2, 4, 5)),
+                      (batch, height // b, width // b, b * b * channels))
+    else:
+        if channels % (b * b):
+            raise ValueError(f"depth_to_space: channels {channels} must be divisible by "
+                             f"block_size ** 2 = {b * b}")
+        blocks = reshape(x, (batch, height, width, b, b, channels // (b * b)))
+        out = reshape(transpose(blocks, (0, 1, 3, 2, 4, 5)),
+                      (batch, height * b, width * b, channels // (b * b)))
+    return transpose(out, (0, 3, 1, 2)) if data_format == "channels_first" else out
+
+
+def depth_to_space(x, block_size, data_format="channels_last"):
+    """Move ``block_size x block_size`` blocks of channels into space (4-d images)."""
+    return _space_depth(x, block_size, data_format, to_depth=False)
+
+
+def space_to_depth(x, block_size, data_format="channels_last"):
+    """Move ``block_size x block_size`` spatial blocks into channels (4-d images)."""
+    return _space_depth(x, block_size, data_format, to_depth=True)

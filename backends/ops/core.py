@@ -56,3 +56,45 @@ def expand_reduced(gradient, axes, keepdims, shape):
     if not keepdims and axes:
         gradient = gradient.reshape([1 if a in axes else s for a, s in enumerate(shape)])
     return xp().broadcast_to(gradient, shape)
+
+
+def float_data(value, weak=False):
+    """:func:`data_of`, with integer and boolean arrays cast to ``floatx()`` (the ops that
+    only make sense on floats, ``sin`` or ``sqrt``, give ``floatx()`` for integer input,
+    as Keras' do). Python numbers become ``floatx()`` arrays, or stay Python floats
+    (weakly typed operands of binary ops) when ``weak``."""
+    a = data_of(value)
+    if type(a) is int or type(a) is float:
+        return float(a) if weak else as_engine_array(a)
+    if a.dtype.kind in "iub":
+        return a.astype(state.floatx())
+    return a
+
+
+def constant(output, name):
+    """A Tensor holding ``output`` with no gradient (piecewise-constant results: indices,
+    comparisons, rounding)."""
+    return record(output, (), None, name)
+
+
+def constant_unary(name, fn, doc):
+    """An elementwise op ``fn(array)`` whose result carries no gradient (rounding, sign,
+    predicates), named ``name`` with docstring ``doc``."""
+
+    def op(x):
+        return constant(fn(data_of(x)), name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def without_gradient(name):
+    """A backward for ops lamina does not differentiate: raises, naming the op, rather than
+    returning a silently wrong zero gradient."""
+
+    def backward(g, needs):
+        raise NotImplementedError(f"ops.{name} has no gradient in lamina; compute it "
+                                  f"from differentiable ops or under stop_gradient")
+
+    return backward

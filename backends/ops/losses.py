@@ -6,6 +6,7 @@ clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
 from .. import state
 from .core import data_of, index_data, record, unbroadcast
 from .nn import _sigmoid
+from .shape import moveaxis
 
 EPSILON = 1e-7
 
@@ -195,3 +196,42 @@ def sparse_categorical_crossentropy_from_probs(labels, output):
 
     return record(out.reshape(p.shape[:-1]), (labels, output), backward,
                   "sparse_categorical_crossentropy")
+
+
+# ------------------------------------------------------------------ keras.ops names
+def _moved_last(target, output, axis):
+    """Both tensors with the class ``axis`` moved to the end (no-op for -1)."""
+    if axis in (-1, data_of(output).ndim - 1):
+        return target, output
+    return moveaxis(target, axis, -1), moveaxis(output, axis, -1)
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise binary cross-entropy (no reduction), as ``keras.ops.binary_crossentropy``."""
+    return binary_crossentropy_elementwise(target, output, from_logits)
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy of probability ``target`` against ``output`` (probabilities, or
+    logits when ``from_logits``) along ``axis``, one loss per sample."""
+    t_shape, o_shape = tuple(data_of(target).shape), tuple(data_of(output).shape)
+    if t_shape != o_shape:
+        raise ValueError(f"categorical_crossentropy: target and output must have the same "
+                         f"shape, got {t_shape} and {o_shape}")
+    target, output = _moved_last(target, output, axis)
+    if from_logits:
+        return softmax_cross_entropy(target, output)
+    return categorical_crossentropy_from_probs(target, output)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy of integer class ``target`` against ``output`` (probabilities, or
+    logits when ``from_logits``) with classes along ``axis``, one loss per sample."""
+    if axis not in (-1, data_of(output).ndim - 1):
+        output = moveaxis(output, axis, -1)
+    labels = index_data(target)
+    if labels.ndim == data_of(output).ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]              # (batch, 1) labels, as Keras accepts
+    if from_logits:
+        return sparse_softmax_cross_entropy(labels, output)
+    return sparse_categorical_crossentropy_from_probs(labels, output)

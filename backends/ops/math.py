@@ -1,10 +1,11 @@
-"""Elementwise math, comparisons, reductions and matmul, each with its backward.
+"""Binary elementwise arithmetic, ``clip`` and ``matmul``, each with its backward.
 
 Every op accepts Tensors, engine/NumPy arrays or Python numbers and returns a Tensor.
-Backward functions never modify their upstream gradient in place.
+Backward functions never modify their upstream gradient in place. (Unary math is in
+:mod:`.elementwise`, reductions in :mod:`.reductions`, comparisons in :mod:`.logic`.)
 """
 
-from .core import data_of, expand_reduced, normalize_axis, record, unbroadcast, xp
+from .core import constant, data_of, float_data, record, unbroadcast, xp
 
 
 def _shape(value):
@@ -99,19 +100,6 @@ def minimum(x1, x2):
     return record(xp().where(take_a, a, b), (x1, x2), backward, "minimum")
 
 
-def where(condition, x1, x2):
-    """``x1`` where ``condition`` is true, else ``x2`` (broadcasting); condition has no grad."""
-    c, a, b = data_of(condition).astype(bool), data_of(x1), data_of(x2)
-
-    def backward(g, needs):
-        zero = g.dtype.type(0)
-        return (None,
-                unbroadcast(xp().where(c, g, zero), _shape(a)) if needs[1] else None,
-                unbroadcast(xp().where(c, zero, g), _shape(b)) if needs[2] else None)
-
-    return record(xp().where(c, a, b), (condition, x1, x2), backward, "where")
-
-
 def clip(x, x_min, x_max):
     """Clamp values into ``[x_min, x_max]``; the gradient is zero outside."""
     a = data_of(x)
@@ -121,127 +109,6 @@ def clip(x, x_min, x_max):
         return (g * inside,)
 
     return record(xp().clip(a, x_min, x_max), (x,), backward, "clip")
-
-
-# ------------------------------------------------------------------ unary math
-def _unary(name, forward, derivative):
-    """Build an elementwise op from ``forward(a)`` and ``derivative(a, out) -> dout/da``."""
-
-    def op(x):
-        a = data_of(x)
-        out = forward(a)
-
-        def backward(g, needs):
-            return (g * derivative(a, out),)
-
-        return record(out, (x,), backward, name)
-
-    op.__name__ = name
-    return op
-
-
-def negative(x):
-    """Elementwise ``-x``."""
-    return record(-data_of(x), (x,), lambda g, needs: (-g,), "negative")
-
-
-square = _unary("square", lambda a: a * a, lambda a, out: 2 * a)
-sqrt = _unary("sqrt", lambda a: xp().sqrt(a), lambda a, out: 0.5 / out)
-abs = _unary("abs", lambda a: xp().abs(a), lambda a, out: xp().sign(a))  # noqa: A001
-exp = _unary("exp", lambda a: xp().exp(a), lambda a, out: out)
-log = _unary("log", lambda a: xp().log(a), lambda a, out: 1 / a)
-log1p = _unary("log1p", lambda a: xp().log1p(a), lambda a, out: 1 / (1 + a))
-tanh = _unary("tanh", lambda a: xp().tanh(a), lambda a, out: 1 - out * out)
-square.__doc__ = "Elementwise ``x * x``."
-sqrt.__doc__ = "Elementwise square root."
-abs.__doc__ = "Elementwise absolute value (gradient ``sign(x)``)."
-exp.__doc__ = "Elementwise exponential."
-log.__doc__ = "Elementwise natural logarithm."
-log1p.__doc__ = "Elementwise ``log(1 + x)``."
-tanh.__doc__ = "Elementwise hyperbolic tangent."
-
-
-def cast(x, dtype):
-    """Convert to ``dtype``; gradients flow back (cast to the input dtype) for floats."""
-    a = data_of(x)
-    source_dtype = a.dtype
-
-    def backward(g, needs):
-        return (g.astype(source_dtype) if source_dtype.kind == "f" else None,)
-
-    return record(a.astype(dtype), (x,), backward, "cast")
-
-
-# ------------------------------------------------------------------ reductions
-def sum(x, axis=None, keepdims=False):  # noqa: A001
-    """Sum over ``axis`` (None: all axes)."""
-    a = data_of(x)
-    axes = normalize_axis(axis, a.ndim)
-
-    def backward(g, needs):
-        return (expand_reduced(g, axes, keepdims, a.shape),)
-
-    return record(a.sum(axis=axes, keepdims=keepdims), (x,), backward, "sum")
-
-
-def mean(x, axis=None, keepdims=False):
-    """Mean over ``axis`` (None: all axes)."""
-    a = data_of(x)
-    axes = normalize_axis(axis, a.ndim)
-    count = 1
-    for ax in axes:
-        count *= a.shape[ax]
-
-    def backward(g, needs):
-        return (expand_reduced(g / count, axes, keepdims, a.shape),)
-
-    return record(a.mean(axis=axes, keepdims=keepdims), (x,), backward, "mean")
-
-
-def _extremum(name, reduce):
-    def op(x, axis=None, keepdims=False):
-        a = data_of(x)
-        axes = normalize_axis(axis, a.ndim)
-        out = reduce(a, axis=axes, keepdims=True)
-
-        def backward(g, needs):
-            hits = (a == out).astype(g.dtype)
-            share = hits / hits.sum(axis=axes, keepdims=True)
-            return (expand_reduced(g, axes, keepdims, a.shape) * share,)
-
-        result = out if keepdims else out.reshape(
-            [s for i, s in enumerate(a.shape) if i not in axes])
-        return record(result, (x,), backward, name)
-
-    op.__name__ = name
-    return op
-
-
-max = _extremum("max", lambda a, **kw: a.max(**kw))  # noqa: A001
-min = _extremum("min", lambda a, **kw: a.min(**kw))  # noqa: A001
-max.__doc__ = "Maximum over ``axis``; tied maxima share the gradient equally."
-min.__doc__ = "Minimum over ``axis``; tied minima share the gradient equally."
-
-
-def var(x, axis=None, keepdims=False):
-    """Population variance over ``axis`` (as ``keras.ops.var``)."""
-    a = data_of(x)
-    axes = normalize_axis(axis, a.ndim)
-    centered = a - a.mean(axis=axes, keepdims=True)
-    count = 1
-    for ax in axes:
-        count *= a.shape[ax]
-
-    def backward(g, needs):
-        return (expand_reduced(g, axes, keepdims, a.shape) * (2.0 / count) * centered,)
-
-    out = (centered * centered).mean(axis=axes, keepdims=keepdims)
-    return record(out, (x,), backward, "var")
-
-
-def std(x, axis=None, keepdims=False):
-    """Population standard deviation over ``axis``."""
-    return sqrt(var(x, axis=axis, keepdims=keepdims))
 
 
 # ------------------------------------------------------------------ matmul
@@ -266,29 +133,144 @@ def matmul(x1, x2):
     return record(out, (x1, x2), backward, "matmul")
 
 
-# ------------------------------------------------------------------ comparisons (no grad)
-def _compare(name, fn):
-    def op(x1, x2):
-        return record(fn(data_of(x1), data_of(x2)), (), None, name)
+# ------------------------------------------------------------------ more binary arithmetic
+def _binary(name, forward, partials, floats=True, doc=None):
+    """Build a broadcasting binary op from ``forward(a, b)`` and ``partials(a, b, out) ->
+    (dout/da, dout/db)``; ``floats``: integer arrays are cast to ``floatx()`` first."""
 
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``{name}`` comparison; returns a boolean Tensor (no gradient)."
+    def op(x1, x2):
+        if floats:
+            a, b = float_data(x1, weak=True), float_data(x2, weak=True)
+        else:
+            a, b = data_of(x1), data_of(x2)
+        out = forward(a, b)
+
+        def backward(g, needs):
+            da, db = partials(a, b, out)
+            return (unbroadcast(g * da, _shape(a)) if needs[0] else None,
+                    unbroadcast(g * db, _shape(b)) if needs[1] else None)
+
+        return record(out, (x1, x2), backward, name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
     return op
 
 
-equal = _compare("equal", lambda a, b: a == b)
-not_equal = _compare("not_equal", lambda a, b: a != b)
-greater = _compare("greater", lambda a, b: a > b)
-greater_equal = _compare("greater_equal", lambda a, b: a >= b)
-less = _compare("less", lambda a, b: a < b)
-less_equal = _compare("less_equal", lambda a, b: a <= b)
+def _hypot_partials(a, b, out):
+    safe = xp().where(out == 0, 1, out)
+    return a / safe, b / safe
 
 
-def argmax(x, axis=-1):
-    """Index of the maximum along ``axis`` (no gradient)."""
-    return record(data_of(x).argmax(axis=axis), (), None, "argmax")
+def _arctan2_partials(a, b, out):
+    squared = a * a + b * b
+    safe = xp().where(squared == 0, 1, squared)
+    return b / safe, -a / safe
 
 
-def argmin(x, axis=-1):
-    """Index of the minimum along ``axis`` (no gradient)."""
-    return record(data_of(x).argmin(axis=axis), (), None, "argmin")
+arctan2 = _binary("arctan2", lambda a, b: xp().arctan2(a, b), _arctan2_partials,
+                  doc="Elementwise ``arctan(x1 / x2)`` in the right quadrant.")
+hypot = _binary("hypot", lambda a, b: xp().hypot(a, b), _hypot_partials,
+                doc="Elementwise ``sqrt(x1 ** 2 + x2 ** 2)``.")
+logaddexp = _binary("logaddexp", lambda a, b: xp().logaddexp(a, b),
+                    lambda a, b, out: (xp().exp(a - out), xp().exp(b - out)),
+                    doc="Elementwise ``log(exp(x1) + exp(x2))``, computed stably.")
+logaddexp2 = _binary("logaddexp2", lambda a, b: xp().logaddexp2(a, b),
+                     lambda a, b, out: (xp().exp2(a - out), xp().exp2(b - out)),
+                     doc="Elementwise ``log2(2 ** x1 + 2 ** x2)``, computed stably.")
+mod = _binary("mod", lambda a, b: xp().mod(a, b),
+              lambda a, b, out: (1, -xp().floor_divide(a, b)), floats=False,
+              doc="Elementwise remainder with the sign of ``x2`` (Python's ``%``).")
+fmod = _binary("fmod", lambda a, b: xp().fmod(a, b),
+               lambda a, b, out: (1, -xp().trunc(a / b)), floats=False,
+               doc="Elementwise remainder with the sign of ``x1`` (C's ``fmod``).")
+fmax = _binary("fmax", lambda a, b: xp().fmax(a, b),
+               lambda a, b, out: ((out == a), (out != a)), floats=False,
+               doc="Elementwise maximum ignoring NaN; ties send the gradient to ``x1``.")
+fmin = _binary("fmin", lambda a, b: xp().fmin(a, b),
+               lambda a, b, out: ((out == a), (out != a)), floats=False,
+               doc="Elementwise minimum ignoring NaN; ties send the gradient to ``x1``.")
+
+
+def true_divide(x1, x2):
+    """Alias of ``divide``."""
+    return divide(x1, x2)
+
+
+def divide_no_nan(x1, x2):
+    """``x1 / x2``, and 0 where ``x2`` is 0 (no NaN or inf from a zero divisor)."""
+    a, b = float_data(x1, weak=True), float_data(x2, weak=True)
+    zero = xp().equal(b, 0)
+    safe = xp().where(zero, 1, b)
+    out = xp().where(zero, 0, a / safe)
+
+    def backward(g, needs):
+        g = xp().where(zero, 0, g)
+        return (unbroadcast(g / safe, _shape(a)) if needs[0] else None,
+                unbroadcast(-g * out / safe, _shape(b)) if needs[1] else None)
+
+    return record(out.astype(xp().result_type(a, b), copy=False), (x1, x2), backward,
+                  "divide_no_nan")
+
+
+def floor_divide(x1, x2):
+    """Elementwise ``x1 // x2`` (rounds toward minus infinity). No gradient."""
+    return constant(xp().floor_divide(data_of(x1), data_of(x2)), "floor_divide")
+
+
+def heaviside(x1, x2):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``. No gradient."""
+    return constant(xp().heaviside(float_data(x1), float_data(x2, weak=True)), "heaviside")
+
+
+def ldexp(x1, x2):
+    """``x1 * 2 ** x2`` for integer ``x2`` (gradient to ``x1``)."""
+    a, b = float_data(x1, weak=True), data_of(x2)
+    scale = xp().ldexp(xp().ones_like(a), b)
+    return record(xp().ldexp(a, b), (x1,), lambda g, needs: (unbroadcast(g * scale, _shape(a)),),
+                  "ldexp")
+
+
+def nextafter(x1, x2):
+    """The next representable float after ``x1`` toward ``x2``. No gradient."""
+    return constant(xp().nextafter(float_data(x1), float_data(x2, weak=True)), "nextafter")
+
+
+def _integer(name, fn, a, b):
+    return constant(fn(data_of(a), data_of(b)), name)
+
+
+def _integer_op(name, ufunc, doc):
+    def op(x, y):
+        return _integer(name, getattr(xp(), ufunc), x, y)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc + " Integer inputs; no gradient."
+    return op
+
+
+def gcd(x1, x2):
+    """Elementwise greatest common divisor. Integer inputs; no gradient."""
+    return _integer("gcd", xp().gcd, x1, x2)
+
+
+def lcm(x1, x2):
+    """Elementwise least common multiple. Integer inputs; no gradient."""
+    return _integer("lcm", xp().lcm, x1, x2)
+
+
+bitwise_and = _integer_op("bitwise_and", "bitwise_and", "Elementwise bitwise AND.")
+bitwise_or = _integer_op("bitwise_or", "bitwise_or", "Elementwise bitwise OR.")
+bitwise_xor = _integer_op("bitwise_xor", "bitwise_xor", "Elementwise bitwise XOR.")
+bitwise_left_shift = _integer_op("bitwise_left_shift", "left_shift", "Elementwise ``x << y``.")
+bitwise_right_shift = _integer_op("bitwise_right_shift", "right_shift", "Elementwise ``x >> y``.")
+left_shift = bitwise_left_shift          # keras.ops has both names
+right_shift = bitwise_right_shift
+
+
+def bitwise_invert(x):
+    """Elementwise bitwise NOT (``~x``). Integer or boolean input; no gradient."""
+    return constant(xp().invert(data_of(x)), "bitwise_invert")
+
+
+bitwise_not = bitwise_invert

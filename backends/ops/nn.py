@@ -6,7 +6,7 @@ import math
 from .. import state
 from ..autodiff import Tensor
 from .core import data_of, record, xp
-from .math import _unary
+from .elementwise import _unary
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805

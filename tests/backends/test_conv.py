@@ -296,3 +296,38 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError):
         conv_kernels.conv_forward(np, x, np.zeros((3, 3, 4, 2), np.float32), (1, 1), "full",
                                   (1, 1), 1)
+
+
+# ------------------------------------------------------------------ keras.ops extras
+def test_separable_conv(check_op):
+    rng = np.random.default_rng(3)
+    x, depthwise, pointwise = (rng.standard_normal(s) for s in
+                               [(1, 5, 5, 2), (3, 3, 2, 2), (1, 1, 4, 3)])
+
+    def reference(v, d, p):
+        return ops.conv(ops.depthwise_conv(v, d, 1, "same"), p).numpy()
+
+    check_op(lambda v, d, p: ops.separable_conv(v, d, p, padding="same"),
+             [x, depthwise, pointwise], reference=reference)
+    with pytest.raises(ValueError, match="channels-last"):
+        ops.separable_conv(x, depthwise, pointwise, data_format="channels_first")
+
+
+def test_depth_to_space_and_back(check_op):
+    # keras.ops.depth_to_space(np.arange(16.).reshape(1, 1, 2, 8), 2).reshape(-1) and
+    # keras.ops.space_to_depth(np.arange(16.).reshape(1, 4, 4, 1), 2).reshape(-1) (Keras 3.15)
+    np.testing.assert_array_equal(
+        ops.depth_to_space(np.arange(16.0).reshape(1, 1, 2, 8), 2).numpy().reshape(-1),
+        [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15])
+    np.testing.assert_array_equal(
+        ops.nn.space_to_depth(np.arange(16.0).reshape(1, 4, 4, 1), 2).numpy().reshape(-1),
+        [0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15])
+    x = np.random.default_rng(4).standard_normal((2, 4, 6, 3))
+    check_op(lambda v: ops.depth_to_space(ops.space_to_depth(v, 2), 2), [x],
+             reference=lambda v: v)
+    first = np.random.default_rng(5).standard_normal((1, 8, 2, 3))
+    check_op(lambda v: ops.depth_to_space(v, 2, data_format="channels_first"), [first],
+             reference=lambda v: np.transpose(ops.depth_to_space(
+                 np.transpose(v, (0, 2, 3, 1)), 2).numpy(), (0, 3, 1, 2)))
+    with pytest.raises(ValueError, match="divisible"):
+        ops.space_to_depth(x[:, :3], 2)

@@ -78,3 +78,49 @@ def test_cross_entropies_with_masked_logits_are_finite_and_agree(engine, dtype):
     np.testing.assert_allclose(outputs["dense"][0], outputs["sparse"][0], rtol=1e-6)
     np.testing.assert_allclose(outputs["dense"][1], outputs["sparse"][1], rtol=1e-6, atol=1e-7)
     assert (outputs["dense"][1][np.isinf(logits)] == 0).all()
+
+
+# ------------------------------------------------------------------ keras.ops names
+# Produced with Keras 3.15.1 (torch backend):
+#   keras.ops.binary_crossentropy([0., 1, 1], [0.2, 0.7, 0.99])
+#   keras.ops.categorical_crossentropy([[0., 1, 0], [1, 0, 0]], [[.2, .7, .1], [.5, .3, .2]])
+#   keras.ops.categorical_crossentropy([[0., 1], [1, 0], [0, 0]],
+#                                      [[.2, .7], [1.5, .3], [-.2, .1]], from_logits=True, axis=0)
+#   keras.ops.sparse_categorical_crossentropy([1, 0], [[.2, .7, .1], [.5, .3, .2]])
+#   keras.ops.sparse_categorical_crossentropy([[1], [2]], [[.2, .7, .1], [.5, .3, .2]],
+#                                             from_logits=True)
+KERAS_BCE = [0.223144, 0.356675, 0.01005]
+KERAS_CCE = [0.356675, 0.693147]
+KERAS_CCE_LOGITS_AXIS0 = [0.375154, 0.797116]
+KERAS_SCCE_LOGITS = [0.76795, 1.239831]
+PROBABILITIES = np.array([[0.2, 0.7, 0.1], [0.5, 0.3, 0.2]])
+
+
+def test_keras_crossentropies(engine):
+    out = ops.binary_crossentropy(np.array([0.0, 1, 1]), np.array([0.2, 0.7, 0.99]))
+    np.testing.assert_allclose(out.numpy(), KERAS_BCE, atol=1e-6)
+    target = np.array([[0.0, 1, 0], [1, 0, 0]])
+    np.testing.assert_allclose(ops.categorical_crossentropy(target, PROBABILITIES).numpy(),
+                               KERAS_CCE, atol=1e-6)
+    logits = np.array([[0.2, 0.7], [1.5, 0.3], [-0.2, 0.1]])
+    out = ops.categorical_crossentropy(np.array([[0.0, 1], [1, 0], [0, 0]]), logits,
+                                       from_logits=True, axis=0)
+    np.testing.assert_allclose(out.numpy(), KERAS_CCE_LOGITS_AXIS0, atol=1e-6)
+    np.testing.assert_allclose(ops.sparse_categorical_crossentropy(
+        np.array([1, 0]), PROBABILITIES).numpy(), KERAS_CCE, atol=1e-6)
+    np.testing.assert_allclose(ops.nn.sparse_categorical_crossentropy(
+        np.array([[1], [2]]), PROBABILITIES, from_logits=True).numpy(), KERAS_SCCE_LOGITS,
+        atol=1e-6)
+    with pytest.raises(ValueError, match="same shape"):
+        ops.categorical_crossentropy(target, PROBABILITIES[:, :2])
+
+
+def test_keras_crossentropy_gradients(check_op):
+    targets = RNG.uniform(0, 1, (4, 3)).astype(np.float32)     # constant labels
+    check_op(lambda p: ops.binary_crossentropy(targets, p), [rand(4, 3, low=0.1, high=0.9)])
+    check_op(lambda z: ops.binary_crossentropy(targets, z, from_logits=True), [rand(4, 3)])
+    check_op(lambda z: ops.categorical_crossentropy(targets.T, z, from_logits=True, axis=0),
+             [rand(3, 4)], reference=lambda z: -(targets.T * log_softmax(z, axis=0)).sum(0))
+    labels = np.array([0, 2, 1, 2])
+    check_op(lambda z: ops.sparse_categorical_crossentropy(labels, z, from_logits=True),
+             [rand(4, 3)], reference=lambda z: -log_softmax(z, -1)[np.arange(4), labels])

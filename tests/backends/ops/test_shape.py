@@ -1,4 +1,5 @@
-"""Shape ops in ``lamina.ops``: reshape, transpose, joins, splits, indexing, padding."""
+"""Shape ops in ``lamina.ops`` (``backends/ops/shape.py``): reshape, transpose and axis moves,
+broadcasting, flips and rolls, tiling and repeating, joins, splits, basic indexing, padding."""
 
 import numpy as np
 import pytest
@@ -156,13 +157,88 @@ def test_pad_reflect_values(engine):
     np.testing.assert_array_equal(out.numpy(), np.pad(x, ((0, 0), (1, 1)), mode="reflect"))
 
 
-def test_one_hot(engine):
-    out = ops.one_hot(np.array([[0, 2], [1, 1]]), 3)
-    assert out.dtype == np.dtype(lamina.backends.floatx())
-    np.testing.assert_array_equal(out.numpy(), np.eye(3)[[[0, 2], [1, 1]]])
-    assert ops.one_hot([2, 0], 4, dtype="int32").dtype == np.int32
-
-
 def test_shape(engine):
     assert ops.shape(lamina.Tensor(np.zeros((2, 0, 3)))) == (2, 0, 3)
     assert ops.shape(np.zeros(5)) == (5,)
+
+
+@pytest.mark.parametrize("source,destination", [(0, -1), (2, 0), ((0, 1), (2, 0)), (-1, 1)],
+                         ids=str)
+def test_moveaxis(check_op, source, destination):
+    check_op(lambda x: ops.moveaxis(x, source, destination), [rand(2, 3, 4)],
+             reference=lambda x: np.moveaxis(x, source, destination))
+
+
+def test_swapaxes_ravel_broadcast_to(check_op):
+    check_op(lambda x: ops.swapaxes(x, 0, 2), [rand(2, 3, 4)],
+             reference=lambda x: np.swapaxes(x, 0, 2))
+    check_op(ops.ravel, [rand(2, 3)], reference=np.ravel)
+    check_op(lambda x: ops.broadcast_to(x, (2, 3, 4)), [rand(3, 1)],
+             reference=lambda x: np.broadcast_to(x, (2, 3, 4)))
+
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 2), -1], ids=str)
+def test_flip(check_op, axis):
+    check_op(lambda x: ops.flip(x, axis), [rand(2, 3, 4)], reference=lambda x: np.flip(x, axis))
+
+
+def test_fliplr_flipud_rot90(check_op):
+    check_op(ops.fliplr, [rand(2, 3)], reference=np.fliplr)
+    check_op(ops.flipud, [rand(2, 3)], reference=np.flipud)
+    for k in (1, 2, -1):
+        check_op(lambda x: ops.rot90(x, k), [rand(2, 3)], reference=lambda x: np.rot90(x, k))
+    check_op(lambda x: ops.rot90(x, 1, axes=(1, 2)), [rand(2, 3, 4)],
+             reference=lambda x: np.rot90(x, 1, axes=(1, 2)))
+
+
+@pytest.mark.parametrize("shift,axis", [(1, None), (-2, 1), ((1, 2), (0, 1))], ids=str)
+def test_roll(check_op, shift, axis):
+    check_op(lambda x: ops.roll(x, shift, axis), [rand(3, 4)],
+             reference=lambda x: np.roll(x, shift, axis))
+
+
+@pytest.mark.parametrize("repeats", [2, (2, 1), (1, 2, 3), (3, 1, 2, 1)], ids=str)
+def test_tile(check_op, repeats):
+    check_op(lambda x: ops.tile(x, repeats), [rand(2, 3)], reference=lambda x: np.tile(x, repeats))
+
+
+@pytest.mark.parametrize("repeats,axis", [(2, None), (3, 0), ([1, 0, 2], 1), (2, -1)], ids=str)
+def test_repeat(check_op, repeats, axis):
+    check_op(lambda x: ops.repeat(x, repeats, axis), [rand(2, 3)],
+             reference=lambda x: np.repeat(x, repeats, axis))
+
+
+def test_joins(check_op):
+    check_op(lambda a, b: ops.append(a, b), [rand(2, 2), rand(3)],
+             reference=lambda a, b: np.append(a, b))
+    check_op(lambda a, b: ops.append(a, b, axis=0), [rand(2, 3), rand(1, 3)],
+             reference=lambda a, b: np.append(a, b, axis=0))
+    for op, reference in [(ops.hstack, np.hstack), (ops.vstack, np.vstack),
+                          (ops.dstack, np.dstack)]:
+        check_op(lambda a, b: op([a, b]), [rand(3), rand(3)],
+                 reference=lambda a, b: reference([a, b]))
+        check_op(lambda a, b: op([a, b]), [rand(2, 3), rand(2, 3)],
+                 reference=lambda a, b: reference([a, b]))
+
+
+@pytest.mark.parametrize("sections", [3, [1, 4]], ids=str)
+def test_splits(check_op, sections):
+    x = rand(4, 6, 5)
+    for op, reference in [(ops.hsplit, np.hsplit), (ops.vsplit, np.vsplit),
+                          (ops.dsplit, np.dsplit)]:
+        if isinstance(sections, int) and x.shape[{ops.hsplit: 1, ops.vsplit: 0,
+                                                    ops.dsplit: 2}[op]] % sections:
+            continue
+        check_op(lambda v: op(v, sections), [x], reference=lambda v: reference(v, sections))
+    check_op(lambda v: ops.array_split(v, 4, axis=2), [x],
+             reference=lambda v: np.array_split(v, 4, axis=2))
+    check_op(lambda v: ops.hsplit(v, 2), [rand(6)], reference=lambda v: np.hsplit(v, 2))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_unstack(check_op, axis):
+    outputs = check_op(lambda x: ops.unstack(x, axis=axis), [rand(2, 3, 4)],
+                       reference=lambda x: list(np.moveaxis(x, axis, 0)))
+    assert len(outputs) == rand(2, 3, 4).shape[axis]
+    with pytest.raises(ValueError, match="num=5"):
+        ops.unstack(rand(2, 3), num=5)

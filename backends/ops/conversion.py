@@ -1,0 +1,92 @@
+"""Conversions between Tensors, engine arrays and NumPy, dtype casts, and array facts
+(``dtype``, ``size``, ``ndim``, ``is_tensor``)."""
+
+import numpy as np
+
+from .. import state
+from ..autodiff import Tensor
+from .core import data_of, record
+
+
+def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
+    """``x`` as a Tensor (no copy when it already is one of the right dtype).
+
+    lamina has dense tensors only: ``sparse=True`` or ``ragged=True`` raise ValueError."""
+    if sparse or ragged:
+        raise ValueError(f"convert_to_tensor: lamina has dense tensors only, got "
+                         f"sparse={sparse!r}, ragged={ragged!r}")
+    if isinstance(x, Tensor) and (dtype is None or x.dtype == dtype):
+        return x
+    if isinstance(x, Tensor):
+        return cast(x, dtype)
+    return Tensor(x, dtype=dtype)
+
+
+def convert_to_numpy(x):
+    """``x`` (Tensor, engine array, NumPy data or Python number) as a NumPy array."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    backend = state.backend()
+    return backend.to_numpy(x) if backend.is_array(x) else np.asarray(x)
+
+
+def is_tensor(x):
+    """Whether ``x`` is a lamina Tensor (or Variable)."""
+    return isinstance(x, Tensor)
+
+
+def dtype(x):
+    """The dtype name of ``x`` (``"float32"``, ``"int32"``, ...), as ``keras.ops.dtype``."""
+    value = data_of(x)
+    return np.dtype(getattr(value, "dtype", None) or state.floatx()).name
+
+
+def size(x):
+    """The number of elements of ``x``."""
+    return int(np.prod(getattr(data_of(x), "shape", ()), dtype=np.int64))
+
+
+def ndim(x):
+    """The number of axes of ``x``."""
+    return int(getattr(data_of(x), "ndim", 0))
+
+
+def cast(x, dtype):
+    """Convert to ``dtype``; gradients flow back (cast to the input dtype) for floats."""
+    a = data_of(x)
+    if not hasattr(a, "astype"):
+        a = Tensor(a).data
+    source_dtype = a.dtype
+
+    def backward(g, needs):
+        return (g.astype(source_dtype) if source_dtype.kind == "f" else None,)
+
+    return record(a.astype(dtype), (x,), backward, "cast")
+
+
+def saturate_cast(x, dtype):
+    """``cast`` that first clips ``x`` into the target dtype's range (no wrap-around:
+    300 becomes 255 as uint8)."""
+    a = data_of(x)
+    target = np.dtype(dtype)
+    if target.kind in "iu" and a.dtype.kind in "fiu":
+        info = np.iinfo(target)
+        low, high = (float(info.min), float(info.max)) if a.dtype.kind == "f" \
+            else (info.min, info.max)
+        from .math import clip
+
+        return cast(clip(x, low, high), dtype)
+    return cast(x, dtype)
+
+
+def copy(x):
+    """A copy of ``x`` (differentiable: the gradient passes through)."""
+    a = data_of(x)
+    if not hasattr(a, "copy"):
+        a = Tensor(a).data
+    return record(a.copy(), (x,), lambda g, needs: (g,), "copy")
+
+
+def array(x, dtype=None):
+    """A new Tensor holding a copy of ``x`` (cast to ``dtype`` when given)."""
+    return copy(x) if dtype is None else cast(copy(x), dtype)

@@ -1,0 +1,82 @@
+"""Conversions and dtype casts in ``lamina.ops`` (``backends/ops/conversion.py``): tensors
+to and from NumPy, ``cast``/``saturate_cast`` and their gradients, ``copy``/``array`` and
+the array facts (``dtype``, ``size``, ``ndim``, ``is_tensor``), every engine."""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import ops
+
+RNG = np.random.default_rng(17)
+
+
+def rand(*shape):
+    return np.asarray(RNG.uniform(-2.0, 2.0, size=shape))
+
+
+def test_convert_to_tensor_and_numpy(engine):
+    t = ops.convert_to_tensor([[1.0, 2.0]])
+    assert isinstance(t, lamina.Tensor) and t.dtype == np.float32
+    assert ops.convert_to_tensor(t) is t
+    assert ops.convert_to_tensor(t, dtype="float64").dtype == np.float64
+    assert ops.convert_to_tensor(np.array([1, 2]), dtype="int32").dtype == np.int32
+    values = ops.convert_to_numpy(t)
+    assert isinstance(values, np.ndarray)
+    np.testing.assert_array_equal(values, [[1.0, 2.0]])
+    np.testing.assert_array_equal(ops.convert_to_numpy([3, 4]), [3, 4])
+    with pytest.raises(ValueError, match="dense"):
+        ops.convert_to_tensor([1.0], sparse=True)
+
+
+def test_array_facts(engine):
+    x = ops.ones((2, 3, 4))
+    assert ops.is_tensor(x) and not ops.is_tensor(np.ones(2))
+    assert ops.dtype(x) == "float32" and ops.dtype(np.array([1], "int32")) == "int32"
+    assert ops.size(x) == 24 and ops.ndim(x) == 3 and ops.shape(x) == (2, 3, 4)
+
+
+def test_saturate_cast(engine):
+    x = np.array([-20.0, 3.7, 300.0])
+    np.testing.assert_array_equal(ops.saturate_cast(x, "uint8").numpy(), [0, 3, 255])
+    np.testing.assert_array_equal(ops.saturate_cast(np.array([200, -200]), "int8").numpy(),
+                                  [127, -128])
+    assert ops.saturate_cast(x, "float32").dtype == np.float32
+
+
+def test_copy_and_array(check_op):
+    x = rand(2, 3)
+    (out,) = check_op(ops.copy, [x], reference=lambda v: v)
+    source = lamina.Tensor(x)
+    duplicate = ops.array(source)
+    duplicate.data[0, 0] = 99.0
+    assert source.numpy()[0, 0] != 99.0
+    assert ops.array([1, 2], dtype="int32").dtype == np.int32
+
+
+def test_cast_to_float64(check_op):
+    (out,) = check_op(lambda x: ops.cast(x, "float64"), [rand(2, 3)], reference=lambda x: x,
+                      check_float32=False)
+    assert out.dtype == np.float64
+
+
+def test_cast_to_float32_gradient_is_cast_back(engine):
+    x = lamina.Tensor(rand(2, 3), requires_grad=True)
+    y = ops.cast(x, "float32")
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y.numpy(), x.numpy().astype(np.float32))
+    upstream = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+    (gx,) = lamina.grad(y, [x], output_gradient=upstream)
+    assert gx.dtype == np.float64
+    np.testing.assert_array_equal(gx.numpy(), upstream.astype(np.float64))
+
+
+def test_cast_to_int_has_no_gradient(engine):
+    x = lamina.Tensor(np.array([1.7, -2.2]), requires_grad=True)
+    y = ops.cast(x, "int32")
+    np.testing.assert_array_equal(y.numpy(), [1, -2])
+    assert y.dtype == np.int32
+    (gx,) = lamina.grad(ops.sum(ops.cast(y, "float64") * 1.0), [x])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
+
+
