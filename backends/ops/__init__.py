@@ -22,6 +22,9 @@ from .losses import mean_squared_error, softmax_cross_entropy, sparse_softmax_cr
 from .recurrent import gru, lstm, simple_rnn
 from .shape import (concatenate, expand_dims, getitem, one_hot, pad, reshape, shape, split,
                     squeeze, stack, take, transpose)
+from .activations import (celu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_swish,
+                          hard_tanh, log_sigmoid, soft_shrink, softsign, sparse_plus,
+                          sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold)
 
 
 def convert_to_tensor(x, dtype=None):
@@ -42,6 +45,9 @@ __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
     "selu", "shape", "sigmoid", "silu", "simple_rnn", "softmax", "softmax_cross_entropy",
     "softplus", "sparse_softmax_cross_entropy", "split", "sqrt", "square", "squeeze",
     "stack", "std", "subtract", "sum", "take", "tanh", "transpose", "var", "where",
+    "celu", "glu", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "log_sigmoid", "soft_shrink", "softsign", "sparse_plus", "sparse_sigmoid", "sparsemax",
+    "squareplus", "tanh_shrink", "threshold",
 ]
 
 
