@@ -1,0 +1,12 @@
+"""IoU metrics (``highlevel/metrics/iou_metrics.py``) against Keras 3.15's results over two
+batches with sample weights, reset and config round trip."""
+
+import pytest
+from harness.keras_metrics import cases, check_matches_keras
+
+CASES = cases("IoU", "MeanIoU", "BinaryIoU", "OneHotIoU", "OneHotMeanIoU")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_matches_keras(case):
+    check_matches_keras(case)
