@@ -50,7 +50,8 @@ def _cosine_similarity(y_true, y_pred, axis=-1):
 
 
 CosineSimilarity = wrapped(
-    "CosineSimilarity", _cosine_similarity, "cosine_similarity", "Mean cosine similarity along ``axis`` (1 for parallel vectors).",
+    "CosineSimilarity", _cosine_similarity, "cosine_similarity",
+    "Mean cosine similarity along ``axis`` (1 for parallel vectors).",
     axis=-1)
 
 

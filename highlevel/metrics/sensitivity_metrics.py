@@ -3,10 +3,8 @@ evenly spaced thresholds: ``SensitivityAtSpecificity``, ``SpecificityAtSensitivi
 ``PrecisionAtRecall`` and ``RecallAtPrecision`` (``keras.metrics`` names, arguments and
 results)."""
 
-import numpy as np
-
 from ...backends import state
-from .confusion_metrics import _counts_by_threshold, _prepare_confusion
+from .confusion_metrics import _ConfusionMetric
 from .metric import Metric, _result_value
 
 
@@ -16,7 +14,7 @@ def _ratio(numerator, denominator):
     return xp.where(denominator > 0, numerator / xp.where(denominator > 0, denominator, 1), 0.0)
 
 
-class _ConstrainedRateMetric(Metric):
+class _ConstrainedRateMetric(_ConfusionMetric):
     """tp/fp/tn/fn at ``num_thresholds`` thresholds in [0, 1] (0.5 alone when 1); a
     subclass names the ``constrained`` rate, whose floor is ``value``, and the
     ``dependent`` rate whose maximum is the result."""
@@ -24,35 +22,17 @@ class _ConstrainedRateMetric(Metric):
     _value_name = "value"
 
     def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
-        super().__init__(name=name, dtype=dtype)
         if num_thresholds <= 0:
             raise ValueError(f"Argument `num_thresholds` must be an integer > 0. "
                              f"Received: num_thresholds={num_thresholds}")
         if not 0 <= value <= 1:
             raise ValueError(f"Argument `{self._value_name}` must be in the range [0, 1]. "
                              f"Received: {self._value_name}={value}")
-        self.value, self.num_thresholds, self.class_id = value, num_thresholds, class_id
-        if num_thresholds == 1:
-            self.thresholds = [0.5]
-        else:
-            self.thresholds = [0.0] + [(i + 1) / (num_thresholds - 1)
-                                       for i in range(num_thresholds - 2)] + [1.0]
-        self._engine_thresholds = state.backend().asarray(
-            np.asarray(self.thresholds, dtype=self.dtype))
-        for counter in ("true_positives", "false_positives", "true_negatives",
-                        "false_negatives"):
-            self._add_state(counter, (len(self.thresholds),))
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        """Accumulate the counts of one batch at every threshold."""
-        labels, scores, weights = _prepare_confusion(y_true, y_pred, sample_weight,
-                                                     class_id=self.class_id)
-        tp, fp, tn, fn = _counts_by_threshold(labels, scores, weights,
-                                              self._engine_thresholds.astype(scores.dtype))
-        self.true_positives += tp
-        self.false_positives += fp
-        self.true_negatives += tn
-        self.false_negatives += fn
+        thresholds = [0.5] if num_thresholds == 1 else (
+            [0.0] + [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            + [1.0])
+        super().__init__(thresholds=thresholds, class_id=class_id, name=name, dtype=dtype)
+        self.value, self.num_thresholds = value, num_thresholds
 
     def _rates(self):
         """(sensitivity = recall, specificity, precision) at every threshold."""
@@ -71,7 +51,7 @@ class _ConstrainedRateMetric(Metric):
 
     def get_config(self):
         """Keras' config."""
-        return {**super().get_config(), self._value_name: self.value,
+        return {**Metric.get_config(self), self._value_name: self.value,
                 "num_thresholds": self.num_thresholds, "class_id": self.class_id}
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import lamina
 from lamina import losses
@@ -56,7 +57,8 @@ def check_matches_keras(case):
     loss = cls(**record["kwargs"])
     config = loss.get_config()
     assert {key: config[key] for key in record["config"]} == record["config"]
-    assert all(key in record["kwargs"] or key == "axis" for key in set(config) - set(record["config"]))
+    extra = set(config) - set(record["config"])
+    assert all(key in record["kwargs"] or key == "axis" for key in extra)
     again = losses.deserialize(losses.serialize(loss))
     assert type(again) is cls and again.get_config() == config
 
@@ -74,3 +76,20 @@ def check_gradient(case, rtol=1e-5, atol=1e-7):
         y_pred)
     np.testing.assert_allclose(np.asarray(gradient), expected, rtol=rtol, atol=atol)
     return expected
+
+
+def keras_loss_tests(*class_names, gradient_rtol=None):
+    """The two tests of a loss module: ``test_matches_keras`` and ``test_gradient`` over the
+    recorded cases of ``class_names`` (``gradient_rtol``: case -> tolerance overrides).
+    Assign them to module-level names so that pytest collects them."""
+    names = cases(*class_names)
+
+    @pytest.mark.parametrize("case", names)
+    def test_matches_keras(case):
+        check_matches_keras(case)
+
+    @pytest.mark.parametrize("case", names)
+    def test_gradient(case):
+        check_gradient(case, rtol=(gradient_rtol or {}).get(case, 1e-5))
+
+    return test_matches_keras, test_gradient

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from lamina import metrics
 
@@ -43,3 +44,14 @@ def check_matches_keras(case, rtol=2e-5, atol=2e-6):
     assert {key: config[key] for key in record["config"]} == record["config"]
     rebuilt = metrics.deserialize(metrics.serialize(metric))
     assert type(rebuilt) is cls and rebuilt.get_config() == config
+
+
+def keras_metric_test(*class_names):
+    """``test_matches_keras`` over the recorded cases of ``class_names`` (assign it to a
+    module-level name so that pytest collects it)."""
+
+    @pytest.mark.parametrize("case", cases(*class_names))
+    def test_matches_keras(case):
+        check_matches_keras(case)
+
+    return test_matches_keras

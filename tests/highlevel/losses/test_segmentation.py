@@ -1,16 +1,7 @@
-"""Dice and Tversky (``highlevel/losses/segmentation.py``) against Keras 3.15's values, with gradients."""
+"""Dice and Tversky (``highlevel/losses/segmentation.py``) against Keras 3.15's values, with
+gradients."""
 
-import pytest
-from harness.keras_losses import cases, check_gradient, check_matches_keras
+from harness.keras_losses import keras_loss_tests
 
-CASES = cases("Dice", "Tversky")
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_matches_keras(case):
-    check_matches_keras(case)
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_gradient(case):
-    check_gradient(case)
+test_matches_keras, test_gradient = keras_loss_tests(
+    "Dice", "Tversky")

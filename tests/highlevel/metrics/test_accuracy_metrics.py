@@ -1,12 +1,7 @@
-"""Accuracy metrics (``highlevel/metrics/accuracy_metrics.py``) against Keras 3.15's results over two
-batches with sample weights, reset and config round trip."""
+"""Accuracy metrics (``highlevel/metrics/accuracy_metrics.py``) against Keras 3.15's results
+over two batches with sample weights, reset and config round trip."""
 
-import pytest
-from harness.keras_metrics import cases, check_matches_keras
+from harness.keras_metrics import keras_metric_test
 
-CASES = cases("SparseTopKCategoricalAccuracy")
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_matches_keras(case):
-    check_matches_keras(case)
+test_matches_keras = keras_metric_test(
+    "SparseTopKCategoricalAccuracy")

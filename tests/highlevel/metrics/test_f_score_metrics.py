@@ -1,12 +1,7 @@
 """F-scores (``highlevel/metrics/f_score_metrics.py``) against Keras 3.15's results over two
 batches with sample weights, reset and config round trip."""
 
-import pytest
-from harness.keras_metrics import cases, check_matches_keras
+from harness.keras_metrics import keras_metric_test
 
-CASES = cases("F1Score", "FBetaScore")
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_matches_keras(case):
-    check_matches_keras(case)
+test_matches_keras = keras_metric_test(
+    "F1Score", "FBetaScore")

@@ -1,12 +1,7 @@
-"""Probabilistic and hinge metrics (``highlevel/metrics/probabilistic_metrics.py``) against Keras 3.15's results over two
-batches with sample weights, reset and config round trip."""
+"""Probabilistic and hinge metrics (``highlevel/metrics/probabilistic_metrics.py``) against
+Keras 3.15's results over two batches with sample weights, reset and config round trip."""
 
-import pytest
-from harness.keras_metrics import cases, check_matches_keras
+from harness.keras_metrics import keras_metric_test
 
-CASES = cases("Poisson", "KLDivergence", "Hinge", "SquaredHinge", "CategoricalHinge")
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_matches_keras(case):
-    check_matches_keras(case)
+test_matches_keras = keras_metric_test(
+    "Poisson", "KLDivergence", "Hinge", "SquaredHinge", "CategoricalHinge")
