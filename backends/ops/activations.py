@@ -129,3 +129,36 @@ def sparsemax(x, axis=-1):
 
     return record(out.astype(a.dtype, copy=False), (x,), backward, "sparsemax")
 
+
+
+def _elementwise(x, out, name, derivative):
+    """Record ``out = f(x)``; ``derivative()`` returns ``df/dx`` (called in the backward)."""
+    return record(out, (x,), lambda g, needs: (g * derivative(),), name)
+
+
+def _softplus_array(a):
+    return xp().logaddexp(a, 0).astype(a.dtype, copy=False)
+
+
+def relu_variant(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Keras' ``activations.relu``: ``x`` above ``threshold`` (else 0), capped at
+    ``max_value``, minus ``negative_slope * max(threshold - x, 0)``."""
+    numpy_like = xp()
+    a = data_of(x)
+    above = a > threshold
+    positive = numpy_like.where(above, a, 0) if threshold else numpy_like.maximum(a, 0)
+    passes = above
+    if max_value is not None:
+        positive = numpy_like.clip(positive, 0, max_value)
+        passes = above & (positive > 0) & (positive < max_value)
+    below = a < threshold
+    out = positive - negative_slope * numpy_like.where(below, threshold - a, 0)
+    return _elementwise(x, out.astype(a.dtype, copy=False), "relu",
+                        lambda: (passes + negative_slope * below).astype(a.dtype, copy=False))
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``."""
+    a = data_of(x)
+    t = xp().tanh(_softplus_array(a))
+    return _elementwise(x, a * t, "mish", lambda: t + a * (1 - t * t) * _sigmoid(a))

@@ -15,7 +15,7 @@ from .loss_utils import _as_pred, _as_true, _cast, _data, _move_to_last, _prepar
 # ---------------------------------------------------------------------------- helpers
 def _sparse_labels(y_true, y_pred):
     """Integer labels of shape ``y_pred.shape[:-1]`` (a trailing 1 squeezed, floats cast)."""
-    labels = _data(y_true)
+    labels = _data(_as_true(y_true))
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
     labels = integer_labels(labels)

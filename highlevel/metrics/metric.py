@@ -5,8 +5,9 @@ running totals on the engine, so nothing leaves the device until ``result()``.
 """
 
 from ...backends import state
-from ...backends.autodiff import Tensor, as_engine_array
+from ...backends.autodiff import Tensor, Variable, as_engine_array
 from ...layers.base import snake_case
+from ...layers.options import initializers
 from ..losses.loss_utils import squeeze_or_expand_to_same_rank
 
 
@@ -23,17 +24,73 @@ def _float(x, dtype=None):
     return x if x.dtype.kind == "f" else x.astype(state.floatx())
 
 
-class Metric:
-    """Base class of stateful metrics.
+class MetricVariable(Variable):
+    """A metric's state variable (``Metric.add_variable``): non-trainable, with Keras'
+    ``assign_add`` / ``assign_sub`` and the initializer ``reset_state`` restores."""
 
-    Subclasses implement ``update_state``, ``result`` and ``reset_state``; the state lives
-    in engine arrays created by ``reset_state`` (listed by ``variables``).
+    __slots__ = ("initializer", "aggregation")
+
+    def assign_add(self, value):
+        """``self += value`` in place (shape kept)."""
+        self.assign(self.data + as_engine_array(value, self.data.dtype))
+
+    def assign_sub(self, value):
+        """``self -= value`` in place (shape kept)."""
+        self.assign(self.data - as_engine_array(value, self.data.dtype))
+
+    def reset(self):
+        """Back to the initializer's values."""
+        self.assign(self.initializer(tuple(self.data.shape), self.data.dtype))
+
+
+class Metric:
+    """Base class of stateful metrics (``keras.metrics.Metric``).
+
+    Subclasses implement ``update_state`` and ``result``. Their state is either Keras 3's
+    ``self.add_variable(shape, initializer, dtype=None, aggregation="sum", name=None)``
+    (Variables updated with ``assign`` / ``assign_add``) or, inside lamina, float64 engine
+    accumulators made by ``_add_state``; ``reset_state`` restores both, ``variables`` lists
+    them.
+
+    Example (Keras' custom-metric pattern)::
+
+        class Total(Metric):
+            def __init__(self, name="total", **kwargs):
+                super().__init__(name=name, **kwargs)
+                self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+
+            def update_state(self, values, sample_weight=None):
+                self.total.assign_add(ops.sum(values))
+
+            def result(self):
+                return self.total
     """
 
     def __init__(self, dtype=None, name=None):
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype or state.floatx()
         self._state_names = ()
+        self._metric_variables = []
+
+    def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
+        """A non-trainable state variable of ``shape`` filled by ``initializer`` (a name
+        such as ``"zeros"``, an Initializer or a callable ``(shape, dtype)``), tracked by
+        ``variables`` and restored by ``reset_state``."""
+        if aggregation not in ("none", "mean", "sum", "only_first_replica"):
+            raise ValueError(f"Metric '{self.name}': invalid aggregation {aggregation!r}; "
+                             "expected 'none', 'mean', 'sum' or 'only_first_replica'")
+        initializer = initializers.get(initializer)
+        dtype = dtype or self.dtype
+        shape = tuple(shape)
+        variable = MetricVariable(initializer(shape, dtype), trainable=False, dtype=dtype,
+                                  name=name or f"variable_{len(self._metric_variables)}")
+        variable.initializer, variable.aggregation = initializer, aggregation
+        self._metric_variables.append(variable)
+        return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Keras' older spelling of :meth:`add_variable` (default initializer zeros)."""
+        return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError(f"Metric '{type(self).__name__}' must implement update_state")
@@ -42,8 +99,11 @@ class Metric:
         raise NotImplementedError(f"Metric '{type(self).__name__}' must implement result")
 
     def reset_state(self):
+        """Start over: accumulators to 0, variables to their initializer's values."""
         for name in self._state_names:
             getattr(self, name)[...] = 0
+        for variable in self._metric_variables:
+            variable.reset()
 
     def _add_state(self, name, shape=(), value=0.0):
         """Create an engine accumulator (float64, so long runs do not lose counts)."""
@@ -53,8 +113,9 @@ class Metric:
 
     @property
     def variables(self):
-        """The engine arrays holding the metric's state."""
-        return [getattr(self, name) for name in self._state_names]
+        """The metric's state: its accumulators' engine arrays, then its variables."""
+        return [getattr(self, name) for name in self._state_names] + \
+            list(self._metric_variables)
 
     def __call__(self, *args, **kwargs):
         """Update the state with one batch and return the running result (Keras 3)."""
@@ -93,4 +154,10 @@ def _samplewise(values, sample_weight):
     if values.ndim > 1:
         values = values.mean(axis=tuple(range(1, values.ndim)))
     return values, sample_weight
+
+
+def aligned_floats(y_true, y_pred):
+    """Both as floating engine arrays in ``y_pred``'s dtype, ranks aligned (Keras)."""
+    y_pred = _float(y_pred)
+    return squeeze_or_expand_to_same_rank(_float(y_true, y_pred.dtype), y_pred)
 

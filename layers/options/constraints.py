@@ -4,6 +4,7 @@ optimizer update (``Dense(..., kernel_constraint="non_neg")``)."""
 from ...backends import state
 from ...backends.registry import Registry
 from ..configurable import Configurable
+from ..configurable import deserialize as _deserialize
 from ..configurable import serialize as _serialize
 
 CONSTRAINTS = Registry("constraint")
@@ -78,6 +79,10 @@ class UnitNorm(Constraint):
         return {"axis": self.axis}
 
 
+# Keras' lower-case spellings are the classes themselves.
+max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
+
+
 def get(identifier):
     """Resolve ``None``, a name, a config dict, an instance or a callable."""
     if identifier is None:
@@ -94,7 +99,12 @@ def serialize(constraint):
     return getattr(constraint, "__name__", repr(constraint))
 
 
+def deserialize(config, custom_objects=None):
+    """A constraint from a name or a ``{"class_name", "config"}`` dict (Keras 2 or 3)."""
+    return _deserialize(CONSTRAINTS, config, custom_objects)
+
+
 __all__ = [
-    "CONSTRAINTS", "Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "get",
-    "serialize",
+    "CONSTRAINTS", "Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm",
+    "deserialize", "get", "max_norm", "min_max_norm", "non_neg", "serialize", "unit_norm",
 ]

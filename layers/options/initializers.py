@@ -7,15 +7,20 @@ import numpy as np
 from ...backends import state
 from ...backends.registry import Registry
 from ..configurable import Configurable
+from ..configurable import deserialize as _deserialize
 from ..configurable import serialize as _serialize
 
 INITIALIZERS = Registry("initializer")
 
 
-def compute_fans(shape):
-    """Keras' (fan_in, fan_out): for kernels (*receptive, in, out) the receptive field
-    multiplies both."""
+def compute_fans(shape, input_axes=None, output_axes=None):
+    """Keras' (fan_in, fan_out): the products of ``input_axes`` and ``output_axes`` when
+    both are given; else for kernels (*receptive, in, out) the receptive field multiplies
+    both."""
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        return (int(np.prod([shape[a] for a in input_axes])),
+                int(np.prod([shape[a] for a in output_axes])))
     if len(shape) == 0:
         return 1, 1
     if len(shape) == 1:
@@ -139,19 +144,27 @@ class TruncatedNormal(_Seeded):
 @INITIALIZERS.register("variance_scaling")
 class VarianceScaling(_Seeded):
     """Keras' VarianceScaling: scale / fan (``mode``) as variance, with ``distribution``
-    ``"truncated_normal"``, ``"untruncated_normal"`` or ``"uniform"``."""
+    ``"truncated_normal"`` (alias ``"normal"``), ``"untruncated_normal"`` or ``"uniform"``;
+    ``input_axes``/``output_axes`` name the axes whose sizes make the fans."""
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
         super().__init__(seed)
+        if scale <= 0.0:
+            raise ValueError(f"VarianceScaling: `scale` must be positive, got {scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"mode must be fan_in, fan_out or fan_avg, got {mode!r}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
         if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
             raise ValueError(f"unknown distribution {distribution!r}")
         self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.input_axes, self.output_axes = input_axes, output_axes
 
     def __call__(self, shape, dtype=None):
         dtype = dtype or state.floatx()
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, fan)
         backend = state.backend()
@@ -165,15 +178,18 @@ class VarianceScaling(_Seeded):
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+                "seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 def _variance_scaling_preset(class_name, alias, scale, mode, distribution, doc):
-    def __init__(self, seed=None):
-        VarianceScaling.__init__(self, scale, mode, distribution, seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        VarianceScaling.__init__(self, scale, mode, distribution, seed, input_axes,
+                                 output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
     cls = type(class_name, (VarianceScaling,),
                {"__init__": __init__, "get_config": get_config, "__doc__": doc,
@@ -222,6 +238,37 @@ class Orthogonal(_Seeded):
         return {"gain": self.gain, "seed": self.seed}
 
 
+@INITIALIZERS.register("identity")
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D shapes only; rectangular allowed)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        if len(shape) != 2:
+            raise ValueError(f"Identity initializer can only be used for 2D matrices, got "
+                             f"shape={tuple(shape)} of rank {len(shape)}")
+        eye = state.backend().xp.eye(*shape, dtype=dtype or state.floatx())
+        eye *= self.gain
+        return eye
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+# Keras' other public spellings: the lower-case names are the classes themselves.
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+constant, glorot_normal, glorot_uniform, he_normal, he_uniform = (
+    Constant, GlorotNormal, GlorotUniform, HeNormal, HeUniform)
+identity, lecun_normal, lecun_uniform, ones, orthogonal = (
+    Identity, LecunNormal, LecunUniform, Ones, Orthogonal)
+random_normal, random_uniform, truncated_normal, variance_scaling, zeros = (
+    RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling, Zeros)
+for _alias in ("IdentityInitializer", "OrthogonalInitializer"):
+    INITIALIZERS.add(_alias, globals()[_alias])
+
+
 def get(identifier):
     """Resolve a Keras name, a ``{"class_name", "config"}`` dict or an instance."""
     return INITIALIZERS.resolve(identifier, Initializer,
@@ -233,9 +280,18 @@ def serialize(initializer):
     return _serialize(initializer)
 
 
+def deserialize(config, custom_objects=None):
+    """An initializer from a name or a ``{"class_name", "config"}`` dict (Keras 2 or 3);
+    ``custom_objects`` maps custom class names to classes."""
+    return _deserialize(INITIALIZERS, config, custom_objects)
+
+
 __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "INITIALIZERS",
-    "Initializer", "LecunNormal", "LecunUniform", "Ones", "Orthogonal", "RandomNormal",
-    "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans", "get",
-    "serialize",
+    "Identity", "IdentityInitializer", "Initializer", "LecunNormal", "LecunUniform", "Ones",
+    "Orthogonal", "OrthogonalInitializer", "RandomNormal", "RandomUniform",
+    "TruncatedNormal", "VarianceScaling", "Zeros", "compute_fans", "constant",
+    "deserialize", "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
+    "identity", "lecun_normal", "lecun_uniform", "ones", "orthogonal", "random_normal",
+    "random_uniform", "serialize", "truncated_normal", "variance_scaling", "zeros",
 ]

@@ -6,6 +6,7 @@ import pytest
 
 import lamina
 from lamina import ops
+from lamina.backends.ops import activations as activations_ops
 
 X = np.array([-3.5, -2.0, -0.9, -0.25, 0.0, 0.4, 1.2, 3.3])
 # Produced with Keras 3.15.1 (torch backend):
@@ -98,3 +99,28 @@ def test_float32_stays_float32(engine):
         x = lamina.Tensor(SMOOTH.astype(np.float32), requires_grad=True)
         (g,) = lamina.grad(ops.sum(getattr(ops, name)(x)), [x])
         assert g.dtype == np.float32, name
+
+
+# Keras' ``activations.relu`` (threshold, cap, negative slope) and ``mish``, behind
+# ``lamina.activations`` (not ``keras.ops`` names).
+_RNG = np.random.default_rng(11)
+_KINKS = (-1.0, 0.5, 3.0)
+
+
+def _off_kinks(*shape):
+    """Float64 data in (-4, 4) at least 0.05 away from the kinks of these ops."""
+    values = _RNG.uniform(-4.0, 4.0, size=shape)
+    for kink in _KINKS:
+        values[np.abs(values - kink) < 0.05] += 0.11
+    return values
+
+
+@pytest.mark.parametrize("op,reference", [
+    (lambda x: activations_ops.relu_variant(x, 0.1, 3.0, 0.5),
+     lambda x: np.clip(np.where(x > 0.5, x, 0), 0, 3) - 0.1 * np.maximum(0.5 - x, 0)),
+    (lambda x: activations_ops.relu_variant(x, threshold=-1.0),
+     lambda x: np.where(x > -1, x, 0)),
+    (lambda x: activations_ops.mish(x), lambda x: x * np.tanh(np.logaddexp(x, 0))),
+], ids=["relu_variant", "relu_threshold_only", "mish"])
+def test_keras_activation_helpers(check_op, op, reference):
+    check_op(op, [_off_kinks(3, 5)], reference=reference)

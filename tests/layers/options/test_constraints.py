@@ -79,3 +79,16 @@ def test_constraints_round_trip_through_config_and_checkpoint(tmp_path):
     model.save(path)
     loaded = lamina.load_model(path)
     assert isinstance(loaded.layers[0].kernel_constraint, constraints.NonNeg)
+
+
+def test_lower_case_constraints_and_deserialize():
+    from lamina import constraints
+    assert constraints.max_norm is constraints.MaxNorm
+    assert constraints.min_max_norm is constraints.MinMaxNorm
+    assert constraints.non_neg is constraints.NonNeg
+    assert constraints.unit_norm is constraints.UnitNorm
+    rebuilt = constraints.deserialize({"module": "keras.constraints", "class_name": "MaxNorm",
+                                       "config": {"max_value": 3, "axis": 1},
+                                       "registered_name": None})
+    assert type(rebuilt) is constraints.MaxNorm and (rebuilt.max_value, rebuilt.axis) == (3, 1)
+    assert type(constraints.deserialize("non_neg")) is constraints.NonNeg

@@ -124,7 +124,7 @@ def test_initializer_config_round_trip_and_by_name_in_layer():
     config = initializers.serialize(init)
     assert config == {"class_name": "VarianceScaling",
                       "config": {"scale": 0.5, "mode": "fan_out", "distribution": "uniform",
-                                 "seed": 3}}
+                                 "seed": 3, "input_axes": None, "output_axes": None}}
     clone = initializers.get(config)
     np.testing.assert_array_equal(draw(clone, (5, 5)), draw(init, (5, 5)))
     dense = layers.Dense(3, kernel_initializer="ones", bias_initializer="constant")
@@ -141,3 +141,57 @@ def test_unknown_initializer_lists_known_names():
         assert known in message
     with pytest.raises(ValueError, match="glorot_uniformm"):
         layers.Dense(2, kernel_initializer="glorot_uniformm")
+
+
+# Every lower-case name Keras 3.15 exports in keras.initializers (STFT aside) and the class
+# it is: `keras.initializers.he_normal is keras.initializers.HeNormal`, and so on.
+LOWER_CASE = {
+    "constant": "Constant", "glorot_normal": "GlorotNormal", "glorot_uniform": "GlorotUniform",
+    "he_normal": "HeNormal", "he_uniform": "HeUniform", "identity": "Identity",
+    "lecun_normal": "LecunNormal", "lecun_uniform": "LecunUniform", "ones": "Ones",
+    "orthogonal": "Orthogonal", "random_normal": "RandomNormal",
+    "random_uniform": "RandomUniform", "truncated_normal": "TruncatedNormal",
+    "variance_scaling": "VarianceScaling", "zeros": "Zeros",
+    "IdentityInitializer": "Identity", "OrthogonalInitializer": "Orthogonal",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOWER_CASE))
+def test_lower_case_initializers_are_the_keras_classes(name):
+    cls = getattr(initializers, LOWER_CASE[name])
+    assert getattr(initializers, name) is cls
+    assert type(initializers.get(name)) is cls
+
+
+def test_lower_case_call_as_in_keras_code():
+    values = draw(initializers.he_normal(seed=1), (50, 40))
+    np.testing.assert_array_equal(values, draw(initializers.HeNormal(seed=1), (50, 40)))
+    layer = lamina.layers.Dense(3, kernel_initializer=initializers.glorot_uniform(seed=2))
+    layer.build((None, 4))
+    assert layer.kernel.shape == (4, 3)
+
+
+def test_identity_matches_keras():
+    # keras.initializers.Identity(2.0)((2, 3)) -> [[2, 0, 0], [0, 2, 0]]
+    np.testing.assert_array_equal(draw(initializers.Identity(gain=2.0), (2, 3)),
+                                  [[2, 0, 0], [0, 2, 0]])
+    assert draw("identity", (3, 3)).dtype == np.float32
+    with pytest.raises(ValueError, match="2D"):
+        initializers.Identity()((2, 2, 2))
+
+
+def test_variance_scaling_axes_and_keras3_config():
+    init = initializers.VarianceScaling(scale=3.0, mode="fan_in", distribution="uniform",
+                                        seed=0, input_axes=[0, 1], output_axes=[2])
+    values = draw(init, (10, 20, 5))
+    assert np.abs(values).max() <= np.sqrt(3.0 * 3.0 / 200) + 1e-7
+    # what Keras 3.15 writes for he_normal(seed=1)
+    keras_config = {"module": "keras.initializers", "class_name": "HeNormal",
+                    "config": {"seed": 1, "input_axes": None, "output_axes": None},
+                    "registered_name": None}
+    rebuilt = initializers.deserialize(keras_config)
+    assert type(rebuilt) is initializers.HeNormal and rebuilt.seed == 1
+    assert initializers.serialize(rebuilt)["config"] == keras_config["config"]
+    assert type(initializers.deserialize("lecun_uniform")) is initializers.LecunUniform
+    with pytest.raises(ValueError, match="initializer"):
+        initializers.deserialize(3)

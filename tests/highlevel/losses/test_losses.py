@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import lamina
+from lamina import ops
 from lamina.highlevel.losses import losses
 
 EPS = 1e-7
@@ -403,4 +404,63 @@ def test_default_names_follow_keras():
     assert losses.KLDivergence().name == "kl_divergence"
     assert losses.SparseCategoricalCrossentropy().get_config() == {
         "name": "sparse_categorical_crossentropy", "reduction": "sum_over_batch_size",
-        "from_logits": False, "ignore_class": None}
+        "from_logits": False, "ignore_class": None, "axis": -1}   # Keras 3.15 omits axis
+
+
+# ------------------------------------------------------------ every Keras 3.15 loss name
+KERAS_LOSS_CLASSES = [
+    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy", "CategoricalGeneralizedCrossEntropy", "CategoricalHinge",
+    "Circle", "CosineSimilarity", "Dice", "Hinge", "Huber", "KLDivergence", "LogCosh",
+    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanSquaredError",
+    "MeanSquaredLogarithmicError", "Poisson", "SparseCategoricalCrossentropy", "SquaredHinge",
+    "Tversky",
+]
+# string name -> class, as keras.losses.get resolves them
+KERAS_STRING_NAMES = {
+    "binary_focal_crossentropy": "BinaryFocalCrossentropy",
+    "categorical_focal_crossentropy": "CategoricalFocalCrossentropy",
+    "categorical_generalized_cross_entropy": "CategoricalGeneralizedCrossEntropy",
+    "categorical_hinge": "CategoricalHinge", "circle": "Circle",
+    "cosine_similarity": "CosineSimilarity", "dice": "Dice", "tversky": "Tversky",
+    "hinge": "Hinge", "squared_hinge": "SquaredHinge", "log_cosh": "LogCosh",
+    "poisson": "Poisson", "kl_divergence": "KLDivergence", "kld": "KLDivergence",
+    "kullback_leibler_divergence": "KLDivergence", "huber": "Huber",
+    "mse": "MeanSquaredError", "mae": "MeanAbsoluteError",
+    "mape": "MeanAbsolutePercentageError", "msle": "MeanSquaredLogarithmicError",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_STRING_NAMES))
+def test_every_keras_string_name_resolves(name):
+    loss = losses.get(name)
+    assert type(loss) is getattr(losses, KERAS_STRING_NAMES[name])
+    function = getattr(losses, loss.fn.__name__)
+    assert losses.get(function).get_config() == loss.get_config()
+
+
+@pytest.mark.parametrize("name", KERAS_LOSS_CLASSES)
+def test_keras_loss_classes_take_reduction_name_dtype(name):
+    loss = getattr(losses, name)(reduction="sum", name="mine", dtype="float32")
+    assert (loss.reduction, loss.name, loss.dtype) == ("sum", "mine", "float32")
+    with pytest.raises(ValueError, match="reduction"):
+        getattr(losses, name)(reduction="median")
+
+
+def test_generalized_cross_entropy_checks_q():
+    with pytest.raises(ValueError, match="q must be in the interval"):
+        losses.CategoricalGeneralizedCrossEntropy(q=1.5)
+
+
+def test_custom_loss_written_with_ops_gets_gradients_and_trains():
+    def my_loss(y_true, y_pred):
+        return ops.mean(ops.square(ops.subtract(y_pred, y_true)) * 2.0, axis=-1)
+
+    model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss=my_loss)
+    x = np.random.default_rng(0).normal(size=(32, 3)).astype("float32")
+    y = x @ np.array([[1.0], [-2.0], [0.5]], dtype="float32")
+    history = model.fit(x, y, epochs=5, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    model.compile(optimizer="adam", loss="binary_focal_crossentropy")
+    model.fit(x, (y > 0).astype("float32"), epochs=1, verbose=0)

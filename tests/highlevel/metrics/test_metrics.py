@@ -235,3 +235,68 @@ def test_config_round_trip(metric):
     clone = type(metric).from_config(config)
     assert clone.get_config() == config
     assert metrics.deserialize(metrics.serialize(metric)).get_config() == config
+
+
+# ------------------------------------------------------------ every Keras 3.15 metric name
+KERAS_METRIC_CLASSES = [
+    "BinaryIoU", "CategoricalHinge", "ConcordanceCorrelation", "CosineSimilarity", "F1Score",
+    "FBetaScore", "IoU", "MeanIoU", "OneHotIoU", "OneHotMeanIoU", "PearsonCorrelation",
+    "PrecisionAtRecall", "R2Score", "RecallAtPrecision", "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+]
+REQUIRED_ARGUMENTS = {"IoU": {"num_classes": 2, "target_class_ids": [0]},
+                      "MeanIoU": {"num_classes": 2},
+                      "OneHotIoU": {"num_classes": 2, "target_class_ids": [0]},
+                      "OneHotMeanIoU": {"num_classes": 2}, "PrecisionAtRecall": {"recall": 0.5},
+                      "RecallAtPrecision": {"precision": 0.5},
+                      "SensitivityAtSpecificity": {"specificity": 0.5},
+                      "SpecificityAtSensitivity": {"sensitivity": 0.5}}
+
+
+@pytest.mark.parametrize("name", KERAS_METRIC_CLASSES)
+def test_new_metric_classes_resolve_by_name(name):
+    cls = getattr(metrics, name)
+    if name not in REQUIRED_ARGUMENTS:
+        assert type(metrics.get(name)) is cls
+    metric = cls(**REQUIRED_ARGUMENTS.get(name, {}))
+    assert metrics.deserialize({"class_name": name, "config": metric.get_config()}) \
+        .get_config() == metric.get_config()
+
+
+def test_metric_functions_are_keras_functions():
+    y_true = np.array([[0.0, 1.0], [1.0, 0.0]], dtype="float32")
+    y_pred = np.array([[0.2, 0.8], [0.6, 0.4]], dtype="float32")
+    for name in ("binary_crossentropy", "categorical_crossentropy", "hinge", "squared_hinge",
+                 "kl_divergence", "poisson", "log_cosh", "categorical_hinge", "huber",
+                 "mean_squared_logarithmic_error", "binary_focal_crossentropy",
+                 "categorical_focal_crossentropy", "pearson_correlation",
+                 "concordance_correlation"):
+        values = np.asarray(getattr(metrics, name)(y_true, y_pred))
+        assert values.shape == (2,), name
+        wrapper = metrics.get(name)
+        wrapper.update_state(y_true, y_pred)
+        assert float(wrapper.result()) == pytest.approx(float(values.mean()), rel=1e-6)
+    np.testing.assert_allclose(metrics.sparse_categorical_crossentropy([1, 0], y_pred),
+                               -np.log([0.8, 0.6]), rtol=1e-6)
+
+
+def test_sparse_top_k_from_sorted_ids():
+    sorted_ids = np.array([[2, 0, 1], [1, 2, 0]], dtype="float32")
+    np.testing.assert_array_equal(
+        metrics.sparse_top_k_categorical_accuracy([0, 0], sorted_ids, k=2,
+                                                  from_sorted_ids=True), [1.0, 0.0])
+
+
+def test_metric_argument_errors_name_the_argument():
+    with pytest.raises(ValueError, match="average"):
+        metrics.F1Score(average="median")
+    with pytest.raises(ValueError, match="beta"):
+        metrics.FBetaScore(beta=2)
+    with pytest.raises(ValueError, match="class_aggregation"):
+        metrics.R2Score(class_aggregation="max")
+    with pytest.raises(ValueError, match="out of range"):
+        metrics.IoU(num_classes=2, target_class_ids=[2])
+    with pytest.raises(ValueError, match="num_thresholds"):
+        metrics.PrecisionAtRecall(0.5, num_thresholds=0)
+    with pytest.raises(ValueError, match="2D"):
+        metrics.R2Score().update_state(np.ones(3), np.ones(3))

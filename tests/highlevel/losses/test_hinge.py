@@ -1,0 +1,6 @@
+"""Hinge losses (``highlevel/losses/hinge.py``) against Keras 3.15's values, with gradients."""
+
+from harness.keras_losses import keras_loss_tests
+
+test_matches_keras, test_gradient = keras_loss_tests(
+    "Hinge", "SquaredHinge", "CategoricalHinge")

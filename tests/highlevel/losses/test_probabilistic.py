@@ -1,0 +1,8 @@
+"""Probabilistic losses (``highlevel/losses/probabilistic.py``) against Keras 3.15's values,
+with gradients."""
+
+from harness.keras_losses import keras_loss_tests
+
+test_matches_keras, test_gradient = keras_loss_tests(
+    "BinaryCrossentropy", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy",
+    "CategoricalGeneralizedCrossEntropy", "KLDivergence", "Poisson")

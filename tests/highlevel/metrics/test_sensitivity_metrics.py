@@ -1,0 +1,8 @@
+"""Constrained-rate metrics (``highlevel/metrics/sensitivity_metrics.py``) against Keras 3.15's
+results over two batches with sample weights, reset and config round trip."""
+
+from harness.keras_metrics import keras_metric_test
+
+test_matches_keras = keras_metric_test(
+    "PrecisionAtRecall", "RecallAtPrecision", "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity")
