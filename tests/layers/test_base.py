@@ -438,7 +438,7 @@ def test_keras_guide_linear_compute_sum_and_mlp_block():
         def call(self, inputs):
             return keras.ops.matmul(inputs, self.w) + self.b
 
-    x = np.ones((2, 2), "float32")  # keras.ops.ones: issue 14, k_ops
+    x = keras.ops.ones((2, 2))
     linear_layer = Linear(4, 2)
     y = linear_layer(x)
     assert linear_layer.weights == [linear_layer.w, linear_layer.b]
@@ -494,7 +494,7 @@ def test_keras_guide_linear_compute_sum_and_mlp_block():
             return self.linear_3(x)
 
     mlp = MLPBlock()
-    y = mlp(np.ones(shape=(3, 64), dtype="float32"))
+    y = mlp(keras.ops.ones(shape=(3, 64)))
     assert y.shape == (3, 1)
     assert len(mlp.weights) == 6 and len(mlp.trainable_weights) == 6  # as Keras prints
     assert [w.shape for w in mlp.weights] == [(64, 32), (32,), (32, 32), (32,), (32, 1), (1,)]

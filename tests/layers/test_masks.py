@@ -128,13 +128,12 @@ def test_symbolic_tensors_carry_masks_and_compute_mask_shapes():
 
 
 # ------------------------------------------------------------------ the keras.io guide
-# "Understanding masking & padding" (Keras 3 version), snippets as written there with
-# `import lamina as keras`, except two helpers other parts of issue 14 add: padding is
-# written out (keras.utils.pad_sequences) and np.tile stands for keras.ops.tile.
+# "Understanding masking & padding" (Keras 3 version), every snippet as written there with
+# `import lamina as keras` (prints become asserts).
 def test_keras_guide_understanding_masking_and_padding():
     keras = lamina
     raw_inputs = [[711, 632, 71], [73, 8, 3215, 55, 927], [83, 91, 1, 645, 1253, 927]]
-    padded_inputs = np.array([r + [0] * (6 - len(r)) for r in raw_inputs], "int32")
+    padded_inputs = keras.utils.pad_sequences(raw_inputs, padding="post")
 
     embedding = layers.Embedding(input_dim=5000, output_dim=16, mask_zero=True)
     masked_output = embedding(padded_inputs)
@@ -142,7 +141,7 @@ def test_keras_guide_understanding_masking_and_padding():
 
     masking_layer = layers.Masking()
     unmasked_embedding = ops.cast(
-        np.tile(np.expand_dims(padded_inputs, axis=-1), [1, 1, 10]), "float32"
+        ops.tile(ops.expand_dims(padded_inputs, axis=-1), [1, 1, 10]), "float32"
     )
     masked_embedding = masking_layer(unmasked_embedding)
     np.testing.assert_array_equal(masked_embedding._keras_mask.numpy(), padded_inputs != 0)
