@@ -16,12 +16,11 @@ from ...layers.options import activations as activations_module
 from .onnx import converts, unsupported, weight
 
 # ------------------------------------------------------------------ activations
-def _gelu_tanh(b, x, hint):
-    cube = b.op("Mul", [b.op("Mul", [x, x], hint), x], hint)
-    inner = b.op("Mul", [b.op("Add", [x, b.op("Mul", [cube, b.const(0.044715, "c")], hint)],
-                              hint), b.const(math.sqrt(2.0 / math.pi), "c")], hint)
+def _gelu(b, x, hint):
+    """Keras' ``activations.gelu`` (the exact form): ``0.5 * x * (1 + erf(x / sqrt(2)))``."""
+    scaled = b.op("Mul", [x, b.const(1.0 / math.sqrt(2.0), "c")], hint)
     half = b.op("Mul", [x, b.const(0.5, "c")], hint)
-    return b.op("Mul", [half, b.op("Add", [b.op("Tanh", [inner], hint), b.const(1.0, "c")],
+    return b.op("Mul", [half, b.op("Add", [b.op("Erf", [scaled], hint), b.const(1.0, "c")],
                                    hint)], hint)
 
 
@@ -43,7 +42,7 @@ _ACTIVATIONS = {
     "relu6": lambda b, x, h: b.op("Clip", [x, b.const(0.0, "zero"), b.const(6.0, "six")], h),
     "silu": lambda b, x, h: b.op("Mul", [x, b.op("Sigmoid", [x], h)], h),
     "swish": lambda b, x, h: b.op("Mul", [x, b.op("Sigmoid", [x], h)], h),
-    "gelu": _gelu_tanh,
+    "gelu": _gelu,
 }
 
 
@@ -281,7 +280,7 @@ def _conv(b, layer, inputs, shapes, node):
 
 def _depthwise_kernel(layer):
     """(*k, in, mult) -> (in * mult, 1, *k): output channel ``c * mult + m``."""
-    kernel = weight(layer.depthwise_kernel)
+    kernel = weight(getattr(layer, layer.depthwise_weight))   # "kernel" in DepthwiseConv*
     rank = kernel.ndim - 2
     channels, mult = kernel.shape[-2:]
     moved = kernel.transpose(rank, rank + 1, *range(rank))
