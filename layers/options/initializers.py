@@ -178,8 +178,15 @@ class VarianceScaling(_Seeded):
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed, "input_axes": self.input_axes,
-                "output_axes": self.output_axes}
+                "seed": self.seed, **self._axes_config()}
+
+    def _axes_config(self):
+        """``input_axes``/``output_axes`` when set: Keras 3.15 writes them (as None too) and
+        reads configs without them, so leaving the unset ones out keeps lamina's files as
+        Keras already accepted them."""
+        return {key: value for key, value in (("input_axes", self.input_axes),
+                                              ("output_axes", self.output_axes))
+                if value is not None}
 
 
 def _variance_scaling_preset(class_name, alias, scale, mode, distribution, doc):
@@ -188,8 +195,7 @@ def _variance_scaling_preset(class_name, alias, scale, mode, distribution, doc):
                                  output_axes)
 
     def get_config(self):
-        return {"seed": self.seed, "input_axes": self.input_axes,
-                "output_axes": self.output_axes}
+        return {"seed": self.seed, **self._axes_config()}
 
     cls = type(class_name, (VarianceScaling,),
                {"__init__": __init__, "get_config": get_config, "__doc__": doc,

@@ -124,7 +124,7 @@ def test_initializer_config_round_trip_and_by_name_in_layer():
     config = initializers.serialize(init)
     assert config == {"class_name": "VarianceScaling",
                       "config": {"scale": 0.5, "mode": "fan_out", "distribution": "uniform",
-                                 "seed": 3, "input_axes": None, "output_axes": None}}
+                                 "seed": 3}}
     clone = initializers.get(config)
     np.testing.assert_array_equal(draw(clone, (5, 5)), draw(init, (5, 5)))
     dense = layers.Dense(3, kernel_initializer="ones", bias_initializer="constant")
@@ -191,7 +191,9 @@ def test_variance_scaling_axes_and_keras3_config():
                     "registered_name": None}
     rebuilt = initializers.deserialize(keras_config)
     assert type(rebuilt) is initializers.HeNormal and rebuilt.seed == 1
-    assert initializers.serialize(rebuilt)["config"] == keras_config["config"]
+    # unset axes are left out (lamina's files stay as Keras 3.15 accepted them)
+    assert initializers.serialize(rebuilt)["config"] == {"seed": 1}
+    assert initializers.serialize(init)["config"]["input_axes"] == [0, 1]
     assert type(initializers.deserialize("lecun_uniform")) is initializers.LecunUniform
     with pytest.raises(ValueError, match="initializer"):
         initializers.deserialize(3)
