@@ -14,11 +14,9 @@ def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=T
                           include_optimizer=include_optimizer)
 
 
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """A model saved by ``save_model`` / ``model.save`` (or by Keras): ``.keras`` or
-    ``.h5``; see :func:`model_file.load_model`."""
-    return model_file.load_model(filepath, custom_objects=custom_objects, compile=compile,
-                                 safe_mode=safe_mode)
+#: ``keras.saving.load_model``: the same function as ``lamina.load_model`` (``.keras`` or
+#: ``.h5``; see :func:`model_file.load_model`).
+load_model = model_file.load_model
 
 
 def save_weights(model, filepath, overwrite=True):
