@@ -381,7 +381,41 @@ LAYER_CASES = {
                                                      output_mode="one_hot"), (1,), "string"),
     "TextVectorization": _one(lambda: layers.TextVectorization(
         vocabulary=["a", "zz"], output_sequence_length=3), (1,), "string"),
+    "AlphaDropout": _one(lambda: layers.AlphaDropout(0.2), (5,)),
+    "GaussianDropout": _one(lambda: layers.GaussianDropout(0.2), (5,)),
+    "SpatialDropout3D": _one(lambda: layers.SpatialDropout3D(0.5), (2, 2, 2, 2)),
+    "ReLU": _one(lambda: layers.ReLU(max_value=2.0, negative_slope=0.1), (5,)),
+    "LeakyReLU": _one(lambda: layers.LeakyReLU(0.2), (5,)),
+    "PReLU": _one(lambda: layers.PReLU(alpha_initializer="ones"), (5,)),
+    "ELU": _one(lambda: layers.ELU(0.5), (5,)),
+    "Softmax": _one(lambda: layers.Softmax(), (5,)),
+    "GroupNormalization": _one(lambda: layers.GroupNormalization(groups=2), (3, 4)),
+    "UnitNormalization": _one(lambda: layers.UnitNormalization(), (5,)),
+    "Conv3D": _one(lambda: layers.Conv3D(2, 2), (3, 3, 3, 2)),
+    "Conv1DTranspose": _one(lambda: layers.Conv1DTranspose(2, 3, strides=2), (3, 2)),
+    "Conv3DTranspose": _one(lambda: layers.Conv3DTranspose(2, 2), (2, 2, 2, 2)),
+    "DepthwiseConv1D": _one(lambda: layers.DepthwiseConv1D(3, depth_multiplier=2), (6, 2)),
+    "SeparableConv1D": _one(lambda: layers.SeparableConv1D(3, 3), (6, 2)),
+    "MaxPooling3D": _one(lambda: layers.MaxPooling3D(2), (4, 4, 4, 2)),
+    "AveragePooling3D": _one(lambda: layers.AveragePooling3D(2), (4, 4, 4, 2)),
+    "GlobalMaxPooling3D": _one(layers.GlobalMaxPooling3D, (2, 2, 2, 2)),
+    "GlobalAveragePooling3D": _one(layers.GlobalAveragePooling3D, (2, 2, 2, 2)),
+    "Cropping3D": _one(lambda: layers.Cropping3D(1), (4, 4, 4, 2)),
+    "UpSampling3D": _one(lambda: layers.UpSampling3D(2), (2, 2, 2, 2)),
+    "ZeroPadding3D": _one(lambda: layers.ZeroPadding3D(1), (2, 2, 2, 2)),
 }
+# Keras' aliases are the same classes as the names above (one save/load case each).
+LAYER_CASES.update({alias: LAYER_CASES[name] for alias, name in {
+    "AvgPool1D": "AveragePooling1D", "AvgPool2D": "AveragePooling2D",
+    "AvgPool3D": "AveragePooling3D", "MaxPool1D": "MaxPooling1D", "MaxPool2D": "MaxPooling2D",
+    "MaxPool3D": "MaxPooling3D", "GlobalAvgPool1D": "GlobalAveragePooling1D",
+    "GlobalAvgPool2D": "GlobalAveragePooling2D", "GlobalAvgPool3D": "GlobalAveragePooling3D",
+    "GlobalMaxPool1D": "GlobalMaxPooling1D", "GlobalMaxPool2D": "GlobalMaxPooling2D",
+    "GlobalMaxPool3D": "GlobalMaxPooling3D", "Convolution1D": "Conv1D",
+    "Convolution2D": "Conv2D", "Convolution3D": "Conv3D",
+    "Convolution1DTranspose": "Conv1DTranspose", "Convolution2DTranspose": "Conv2DTranspose",
+    "Convolution3DTranspose": "Conv3DTranspose", "SeparableConvolution1D": "SeparableConv1D",
+    "SeparableConvolution2D": "SeparableConv2D"}.items()})
 
 
 def _halve(t):
