@@ -22,7 +22,7 @@ from lamina.layers import Dense, Layer
 
 
 @lamina.saving.register_keras_serializable(package="reg_test")
-class ScaledDense(Dense):
+class RegisteredScaledDense(Dense):
     """A Dense layer subclass registered by the decorator."""
 
 
@@ -32,19 +32,19 @@ def triple(x):
 
 
 def test_registered_names_are_package_and_name():
-    assert lamina.saving.get_registered_name(ScaledDense) == "reg_test>ScaledDense"
+    assert lamina.saving.get_registered_name(RegisteredScaledDense) == "reg_test>RegisteredScaledDense"
     assert lamina.saving.get_registered_name(triple) == "reg_test>triple"
     assert lamina.saving.get_registered_name(Layer) == "Layer"
     custom = lamina.saving.get_custom_objects()
-    assert custom["reg_test>ScaledDense"] is ScaledDense
-    assert lamina.saving.get_registered_object("reg_test>ScaledDense") is ScaledDense
+    assert custom["reg_test>RegisteredScaledDense"] is RegisteredScaledDense
+    assert lamina.saving.get_registered_object("reg_test>RegisteredScaledDense") is RegisteredScaledDense
     assert lamina.saving.get_registered_object("nothing>here") is None
     assert lamina.saving.get_registered_object("x", module_objects={"x": triple}) is triple
 
 
 def test_a_registered_class_resolves_in_every_layer_lookup():
-    assert lamina.layers.get("reg_test>ScaledDense") is ScaledDense
-    assert lamina.layers.get("ScaledDense") is ScaledDense        # a bare name, as Keras
+    assert lamina.layers.get("reg_test>RegisteredScaledDense") is RegisteredScaledDense
+    assert lamina.layers.get("RegisteredScaledDense") is RegisteredScaledDense        # a bare name, as Keras
     assert lamina.layers.get("Dense") is Dense                    # built-ins stay built-in
 
 
@@ -57,9 +57,9 @@ def test_register_refuses_bad_packages_and_classes_without_config():
 
 def test_get_custom_objects_is_the_mutable_global_table():
     objects = lamina.saving.get_custom_objects()
-    objects["HandAdded"] = ScaledDense
+    objects["HandAdded"] = RegisteredScaledDense
     try:
-        assert lamina.layers.get("HandAdded") is ScaledDense
+        assert lamina.layers.get("HandAdded") is RegisteredScaledDense
     finally:
         del objects["HandAdded"]
     with pytest.raises(ValueError, match="unknown layer 'HandAdded'"):
@@ -94,12 +94,12 @@ def test_custom_object_scope_nests_restores_and_is_per_thread():
 
 
 def test_registered_classes_load_from_files_without_custom_objects(tmp_path):
-    model = lamina.Sequential([lamina.Input((3,)), ScaledDense(2, name="scaled")])
+    model = lamina.Sequential([lamina.Input((3,)), RegisteredScaledDense(2, name="scaled")])
     x = np.arange(6, dtype="float32").reshape(2, 3)
     for name in ("m.keras", "m.h5"):
         model.save(tmp_path / name)
         loaded = lamina.saving.load_model(tmp_path / name)
-        assert type(loaded.layers[0]) is ScaledDense
+        assert type(loaded.layers[0]) is RegisteredScaledDense
         np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
