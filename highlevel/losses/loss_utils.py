@@ -23,6 +23,16 @@ def _as_pred(y_pred, dtype=None):
     return y_pred
 
 
+def keras_mask_array(y_pred):
+    """The mask a layer attached to ``y_pred`` (``_keras_mask``) as a float engine array
+    in ``y_pred``'s float dtype, or None."""
+    mask = getattr(y_pred, "_keras_mask", None)
+    if mask is None:
+        return None
+    dtype = y_pred.dtype if y_pred.dtype.kind == "f" else state.floatx()
+    return _data(mask).astype(dtype)
+
+
 def _as_true(y_true):
     """``y_true`` as an engine array, or the Tensor itself (it may need a gradient)."""
     return y_true if isinstance(y_true, Tensor) else as_engine_array(y_true)
