@@ -7,8 +7,9 @@ from .dataset_split import split_dataset
 from .numerical import normalize, to_categorical
 from .plot_history import plot_history
 from .plot_model import model_to_dot, plot_model
+from .py_dataset import PyDataset, Sequence
 from .sequences import pad_sequences, timeseries_dataset_from_array
 
-__all__ = ["ArrayBatches", "Progbar", "model_to_dot", "normalize", "pad_sequences",
-           "plot_history", "plot_model", "set_random_seed", "split_dataset",
+__all__ = ["ArrayBatches", "Progbar", "PyDataset", "Sequence", "model_to_dot", "normalize",
+           "pad_sequences", "plot_history", "plot_model", "set_random_seed", "split_dataset",
            "timeseries_dataset_from_array", "to_categorical"]
