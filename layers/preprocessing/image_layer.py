@@ -29,6 +29,9 @@ class ImageLayer(Layer):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
         self.data_format = check_data_format(self, data_format)
 
+    def _convert_inputs(self, inputs):
+        return to_host(inputs)   # checked in call, where the error can name the layer
+
     def call(self, inputs, training=True):
         images = to_host(inputs)
         if images.ndim not in (3, 4):
