@@ -7,6 +7,8 @@ back for the running average. Randomness of each epoch (shuffling, dropout) is d
 from (seed, epoch), so a resumed ``fit`` repeats an uninterrupted one bit for bit.
 """
 
+from contextlib import closing
+
 import numpy as np
 
 from ...backends import no_grad, state
@@ -19,7 +21,8 @@ from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
-                            is_sequence_like, structure_to_list, unpack_batch)
+                            is_sequence_like, sequence_batches, structure_to_list,
+                            unpack_batch)
 from .arguments import check_count, check_fit_arguments, check_verbose
 
 
@@ -216,10 +219,7 @@ class Trainer:
             return
         if is_sequence_like(x):
             count = len(x) if steps is None else min(steps, len(x))
-            for index in range(count):
-                yield unpack_batch(x[index])
-            if hasattr(x, "on_epoch_end"):
-                x.on_epoch_end()
+            yield from sequence_batches(x, count)
             return
         for step, batch in enumerate(x):
             if steps is not None and step >= steps:
@@ -292,6 +292,7 @@ class Trainer:
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
         outer_scope = state.push(generator=state.generator(), epoch_key=None)
+        batches = None   # closed on the way out: a PyDataset's workers stop with fit
         try:
             for epoch in range(initial_epoch, epochs):
                 self.reset_metrics()
@@ -324,6 +325,8 @@ class Trainer:
                 if self.stop_training:
                     break
         finally:
+            if batches is not None:
+                batches.close()
             self._step_variables = None
             state.restore(outer_scope)
         callback_list.on_train_end(epoch_logs)
@@ -356,12 +359,13 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        for step, batch in enumerate(self._batch_iterator(data, None, None, batch_size, steps)):
-            if callback_list is not None:
-                callback_list.on_test_batch_begin(step)
-            step_logs = self.test_step(batch)
-            if callback_list is not None:
-                callback_list.on_test_batch_end(step, None)
+        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
+            for step, batch in enumerate(batches):
+                if callback_list is not None:
+                    callback_list.on_test_batch_begin(step)
+                step_logs = self.test_step(batch)
+                if callback_list is not None:
+                    callback_list.on_test_batch_end(step, None)
         logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
@@ -382,13 +386,14 @@ class Trainer:
             self._check_data_shapes(data.x)
         backend = state.backend()
         collected = None
-        for batch in self._batch_iterator(data, None, None, batch_size, steps):
-            outputs = flatten(self.predict_step(batch))
-            arrays = [backend.to_numpy(o.data) for o in outputs]
-            if collected is None:
-                collected = [[] for _ in arrays]
-            for store, array in zip(collected, arrays):
-                store.append(array)
+        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
+            for batch in batches:
+                outputs = flatten(self.predict_step(batch))
+                arrays = [backend.to_numpy(o.data) for o in outputs]
+                if collected is None:
+                    collected = [[] for _ in arrays]
+                for store, array in zip(collected, arrays):
+                    store.append(array)
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]
