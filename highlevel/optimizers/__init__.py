@@ -2,8 +2,8 @@
 
 One module per optimizer, each with its own update rule (``sgd``, ``adam``, ``adamw``,
 ``rmsprop``, ``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``,
-``adafactor``) on the base class of ``optimizer``; ``lookup`` resolves names
-and configs. A new optimizer is a new module that subclasses :class:`Optimizer`, registers
+``adafactor``) on the base class of ``optimizer`` (Nadam and Adamax through
+``moments``); ``lookup`` resolves names and configs. A new optimizer is a new module that subclasses :class:`Optimizer`, registers
 itself in ``OPTIMIZERS`` and is imported here.
 """
 

@@ -5,11 +5,12 @@ import numpy as np
 
 from ...backends import state
 from ...backends.autodiff import Variable
-from .optimizer import OPTIMIZERS, Optimizer
+from .moments import MomentOptimizer
+from .optimizer import OPTIMIZERS
 
 
 @OPTIMIZERS.register("nadam")
-class Nadam(Optimizer):
+class Nadam(MomentOptimizer):
     """Nadam (Keras' form): momentum ``m`` and velocity ``v`` as Adam, the momentum
     schedule ``u_t = beta_1 * (1 - 0.5 * 0.96**t)`` and its running product (a state
     variable of the optimizer, as Keras keeps it); the step uses
@@ -18,23 +19,15 @@ class Nadam(Optimizer):
 
     slot_names = ("momentum", "velocity")
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name=None, **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
-        self._u_product = Variable(np.array(1.0, dtype="float32"), trainable=False,
-                                   name="variable")
-
     def state_variables(self):
-        return {"variable": self._u_product}
+        product = self.__dict__.get("_u_product")
+        if product is None:         # made on first use (the constructor is the base's)
+            product = self._u_product = Variable(np.array(1.0, dtype="float32"),
+                                                 trainable=False, name="variable")
+        return {"variable": product}
 
     def _before_updates(self, step):
-        product = self._u_product.data
+        product = self.state_variables()["variable"].data
         product[...] = product * np.float32(self.beta_1 * (1.0 - 0.5 * 0.96 ** step))
 
     def _update(self, variable, gradient, slots, lr, step, decay):
@@ -44,14 +37,10 @@ class Nadam(Optimizer):
         m, v = slots[0].data, slots[1].data
         u_t = self.beta_1 * (1.0 - 0.5 * 0.96 ** step)
         u_t_1 = self.beta_1 * (1.0 - 0.5 * 0.96 ** (step + 1))
-        u_product_t = float(self._u_product.data)
+        u_product_t = float(self.state_variables()["variable"].data)
         u_product_t_1 = u_product_t * u_t_1
         m += (gradient - m) * (1 - self.beta_1)
         v += (xp.square(gradient) - v) * (1 - self.beta_2)
         m_hat = (u_t_1 / (1 - u_product_t_1)) * m + ((1 - u_t) / (1 - u_product_t)) * gradient
         v_hat = v / (1 - self.beta_2 ** step)
         variable -= m_hat * lr / (xp.sqrt(v_hat) + self.epsilon)
-
-    def get_config(self):
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon}

@@ -3,8 +3,9 @@
 :class:`Optimizer` holds what every optimizer shares: the learning rate, the iteration
 count, gradient clipping, weight decay and the slot variables, preallocated the first time a
 variable is seen. Each optimizer (one module each: ``sgd``, ``adam``, ``adamw``, ``rmsprop``,
-``adagrad``) registers itself and implements ``_update``, its update rule written in place
-with the engine's array module; an engine may supply a fused kernel for a rule
+``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``, ``adafactor``)
+registers itself and implements ``_update``, its update rule written in place with the
+engine's array module; an engine may supply a fused kernel for a rule
 (``Backend.optimizer_kernel``: the NumPy engine's compiled Adam). Keras 3 semantics:
 gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of them,
 ``clipvalue`` elementwise), decoupled ``weight_decay``, a learning rate that may be a
