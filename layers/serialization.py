@@ -45,8 +45,12 @@ def add_keras_module(kind_registry, module, keys=()):
 
 
 def legacy_entry(layer):
-    """``{"class_name", "config"}`` of a layer or a nested model."""
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
+    """``{"class_name", "config"}`` of a layer or a nested model; a class registered
+    with ``register_keras_serializable`` is named ``"package>name"``, as Keras' ``.h5``
+    writer does."""
+    registered = registry.GLOBAL_CUSTOM_NAMES.get(type(layer))
+    return {"class_name": registered or layer.registered_class_name(),
+            "config": layer.get_config()}
 
 
 def _is_own(obj):
@@ -114,10 +118,17 @@ def to_keras3(value, hint=LAYERS, classes=None):
     if isinstance(value.get("class_name"), str) and "config" in value and \
             not value["class_name"].startswith("__"):
         layer_entry = hint is LAYERS
-        module, registered_name = _place(value["class_name"], hint,
-                                         classes if layer_entry else {})
+        class_name = value["class_name"]
+        custom = registry.GLOBAL_CUSTOM_OBJECTS.get(class_name) if ">" in class_name \
+            else None
+        if custom is not None:          # a legacy "package>name": Keras 3 splits it
+            module, registered_name = getattr(custom, "__module__", None), class_name
+            class_name = getattr(custom, "__name__", class_name)
+        else:
+            module, registered_name = _place(class_name, hint,
+                                             classes if layer_entry else {})
         inner = value["config"]
-        result = {"module": module, "class_name": value["class_name"],
+        result = {"module": module, "class_name": class_name,
                   "config": _walk_config(inner, classes) if isinstance(inner, dict)
                   else inner,
                   "registered_name": registered_name}

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import h5io as integrity
 from . import keras_format as keras_files
+from ...backends import state
 from .errors import CorruptFileError, WeightMismatchError
 
 
@@ -38,20 +39,23 @@ def optimizer_values(model):
     values = []
     for name, kind, index, slot in layout:
         if kind == "iteration":
-            values.append((name, np.asarray(optimizer.iterations, dtype="int64")))
+            values.append((name, np.asarray(optimizer.iterations_variable.numpy(),
+                                            dtype="int64")))
         elif kind == "learning_rate":
             values.append((name, np.asarray(optimizer.learning_rate, dtype="float32")))
+        elif kind == "state" and optimizer.built:
+            values.append((name, optimizer.state_variables()[slot].numpy()))
         elif optimizer.built:
             values.append((name, _slot_value(optimizer, variables[index], slot)))
     return values
 
 
 def _slot_value(optimizer, variable, slot):
-    record = optimizer._records.get(id(variable))
-    if record is None:          # never received a gradient: the slot's initial value
-        return np.full(variable.shape, optimizer._slot_initial_value(slot),
-                       dtype=variable.numpy().dtype)
-    return optimizer.get_slot(variable, slot).numpy()
+    try:
+        return optimizer.get_slot(variable, slot).numpy()
+    except KeyError:            # never received a gradient: the slot's initial value
+        initial = optimizer.initial_slot_value(variable.data, slot)
+        return np.asarray(state.backend().to_numpy(initial))
 
 
 def write_optimizer_weights(handle, model):
@@ -135,11 +139,19 @@ def plan(model, names, arrays, where, strict=False):
                 iterations = iteration_value(array, f"{where}: iteration counter '{name}'")
             elif kind == "slot":
                 variable = variables[index]
-                if tuple(np.shape(array)) != tuple(variable.shape):
-                    problem = (f"slot '{name}' has shape {tuple(np.shape(array))}, its "
-                               f"variable '{variable.name}' has shape {tuple(variable.shape)}")
+                expected = tuple(optimizer.slot_spec(variable.data, slot)[0])
+                if tuple(np.shape(array)) != expected:
+                    problem = (f"slot '{name}' has shape {tuple(np.shape(array))}, "
+                               f"expected {expected} for variable '{variable.name}' of "
+                               f"shape {tuple(variable.shape)}")
                     break
                 slots.append((variable, slot, array))
+            elif kind == "state":
+                expected = tuple(optimizer.state_variables()[slot].shape)
+                if tuple(np.shape(array)) != expected:
+                    problem = f"'{name}' has shape {tuple(np.shape(array))}, not {expected}"
+                    break
+                slots.append((None, slot, array))
     if problem is not None:
         message = f"{where}: optimizer state not restored: {problem}"
         if strict:
@@ -162,7 +174,9 @@ def apply(model, optimizer_plan):
     optimizer = model.optimizer
     optimizer.build(list(model.trainable_weights))
     for variable, slot, array in optimizer_plan.slots:
-        optimizer.get_slot(variable, slot).assign(array)
+        target = optimizer.state_variables()[slot] if variable is None \
+            else optimizer.get_slot(variable, slot)
+        target.assign(np.asarray(array).astype(target.numpy().dtype, copy=False))
     if optimizer_plan.iterations is not None:
         optimizer.set_iterations(optimizer_plan.iterations)
 

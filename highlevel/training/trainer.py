@@ -319,7 +319,7 @@ class Trainer:
                     val_logs = self._evaluate_data(validation,
                                                    arguments.validation_batch_size,
                                                    arguments.validation_steps,
-                                                   callback_list=None)
+                                                   callback_list=callback_list)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
@@ -329,6 +329,8 @@ class Trainer:
                 batches.close()
             self._step_variables = None
             state.restore(outer_scope)
+        if epochs > 0:      # Keras: an EMA optimizer writes its averages into the weights
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callback_list.on_train_end(epoch_logs)
         return self.history
 
@@ -364,8 +366,8 @@ class Trainer:
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
                 step_logs = self.test_step(batch)
-                if callback_list is not None:
-                    callback_list.on_test_batch_end(step, None)
+                if callback_list is not None:    # Keras: the loss and metrics so far
+                    callback_list.on_test_batch_end(step, self._step_logs(step_logs))
         logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
@@ -375,7 +377,7 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs as NumPy arrays (a list for several outputs), computed in batches
         with no graph recorded, whatever the engine."""
-        check_verbose(verbose)
+        verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
         if is_sequence_like(x) or is_generator_like(x):
@@ -385,15 +387,25 @@ class Trainer:
             data = ArrayData(xs, None, None, self._input_dtypes(), input_keys=keys)
             self._check_data_shapes(data.x)
         backend = state.backend()
+        callback_list = callbacks_module.CallbackList(
+            callbacks, add_history=False, add_progbar=verbose != 0, model=self,
+            verbose=verbose, epochs=1,
+            steps=steps or (data.num_batches(batch_size) if isinstance(data, ArrayData)
+                            else None))
+        callback_list.on_predict_begin()
         collected = None
         with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
-            for batch in batches:
+            for step, batch in enumerate(batches):
+                callback_list.on_predict_batch_begin(step)
                 outputs = flatten(self.predict_step(batch))
                 arrays = [backend.to_numpy(o.data) for o in outputs]
                 if collected is None:
                     collected = [[] for _ in arrays]
                 for store, array in zip(collected, arrays):
                     store.append(array)
+                callback_list.on_predict_batch_end(
+                    step, {"outputs": arrays[0] if len(arrays) == 1 else arrays})
+        callback_list.on_predict_end()
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]
