@@ -45,8 +45,26 @@ def add_keras_module(kind_registry, module, keys=()):
 
 
 def legacy_entry(layer):
-    """``{"class_name", "config"}`` of a layer or a nested model."""
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
+    """``{"class_name", "config"}`` of a layer or a nested model; objects that its
+    ``get_config()`` returns as they are (a custom layer holding a sublayer or a
+    regularizer) become entries of their own, as Keras serializes them."""
+    return {"class_name": layer.registered_class_name(),
+            "config": _entries_for_objects(layer.get_config())}
+
+
+def _entries_for_objects(value):
+    """``value`` with every configurable object in it (layers, regularizers,
+    initializers, constraints, at any depth of lists and dicts) as its entry."""
+    if isinstance(value, dict):
+        return {key: _entries_for_objects(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_entries_for_objects(item) for item in value]
+    if hasattr(value, "registered_class_name") and hasattr(value, "get_config"):
+        return serialize(value)
+    if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
+        return {"class_name": type(value).__name__,
+                "config": _entries_for_objects(value.get_config())}
+    return value
 
 
 def _is_own(obj):
@@ -116,6 +134,8 @@ def to_keras3(value, hint=LAYERS, classes=None):
         layer_entry = hint is LAYERS
         module, registered_name = _place(value["class_name"], hint,
                                          classes if layer_entry else {})
+        if "registered_name" in value:  # already in Keras 3's form (a nested object)
+            module, registered_name = value.get("module"), value["registered_name"]
         inner = value["config"]
         result = {"module": module, "class_name": value["class_name"],
                   "config": _walk_config(inner, classes) if isinstance(inner, dict)
