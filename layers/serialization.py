@@ -47,10 +47,27 @@ def add_keras_module(kind_registry, module, keys=()):
 def legacy_entry(layer):
     """``{"class_name", "config"}`` of a layer or a nested model; a class registered
     with ``register_keras_serializable`` is named ``"package>name"``, as Keras' ``.h5``
-    writer does."""
+    writer does; objects that its ``get_config()`` returns as they are (a custom layer
+    holding a sublayer or a regularizer) become entries of their own, as Keras
+    serializes them."""
     registered = registry.GLOBAL_CUSTOM_NAMES.get(type(layer))
     return {"class_name": registered or layer.registered_class_name(),
-            "config": layer.get_config()}
+            "config": _entries_for_objects(layer.get_config())}
+
+
+def _entries_for_objects(value):
+    """``value`` with every configurable object in it (layers, regularizers,
+    initializers, constraints, at any depth of lists and dicts) as its entry."""
+    if isinstance(value, dict):
+        return {key: _entries_for_objects(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_entries_for_objects(item) for item in value]
+    if hasattr(value, "registered_class_name") and hasattr(value, "get_config"):
+        return serialize(value)
+    if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
+        return {"class_name": type(value).__name__,
+                "config": _entries_for_objects(value.get_config())}
+    return value
 
 
 def _is_own(obj):
@@ -121,7 +138,9 @@ def to_keras3(value, hint=LAYERS, classes=None):
         class_name = value["class_name"]
         custom = registry.GLOBAL_CUSTOM_OBJECTS.get(class_name) if ">" in class_name \
             else None
-        if custom is not None:          # a legacy "package>name": Keras 3 splits it
+        if "registered_name" in value:  # already in Keras 3's form (a nested object)
+            module, registered_name = value.get("module"), value["registered_name"]
+        elif custom is not None:        # a legacy "package>name": Keras 3 splits it
             module, registered_name = getattr(custom, "__module__", None), class_name
             class_name = getattr(custom, "__name__", class_name)
         else:

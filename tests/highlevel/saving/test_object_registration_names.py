@@ -94,3 +94,42 @@ def test_files_name_the_registered_class_as_keras_does(tmp_path):
         loaded = lamina.saving.load_model(tmp_path / name)
         assert type(loaded.layers[-1]) is NamedDense
         np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def _square(x):
+    return x * x
+
+
+@lamina.saving.register_keras_serializable(package="names_test", name="cube")
+def cube(x):
+    """Registered as ``names_test>cube``."""
+    return x * x * x
+
+
+def _dense_model(activation):
+    inputs = lamina.Input((3,))
+    return lamina.Model(inputs, Dense(2, activation=activation)(inputs))
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_custom_activation_functions_load(tmp_path, suffix):
+    """Keras: ``load_model(custom_objects=...)`` resolves a custom activation function
+    (anywhere in the config); a registered one is saved as ``"package>name"`` and loads
+    without custom objects; a bare name still finds a registered function."""
+    import numpy as np
+
+    x = np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3)
+    plain = _dense_model(_square)
+    plain.save(tmp_path / f"plain{suffix}")
+    with pytest.raises(Exception, match="_square"):
+        lamina.saving.load_model(tmp_path / f"plain{suffix}")
+    loaded = lamina.saving.load_model(tmp_path / f"plain{suffix}",
+                                      custom_objects={"_square": _square})
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), plain.predict(x, verbose=0))
+
+    registered = _dense_model(cube)
+    assert registered.layers[-1].get_config()["activation"] == "names_test>cube"
+    registered.save(tmp_path / f"registered{suffix}")
+    loaded = lamina.saving.load_model(tmp_path / f"registered{suffix}")
+    assert loaded.layers[-1].activation is cube
+    assert lamina.activations.deserialize("cube") is cube
