@@ -1,6 +1,7 @@
 """``Sequential``: a plain stack of layers, each feeding the next."""
 
 from ...layers.base import LAYERS, Layer, attach_masks, unique_name
+from ...layers.options import dtype_policies
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor
 from ..saving import serialization
@@ -137,7 +138,8 @@ class Sequential(Model):
         layers = [serialization.serialize_layer(layer) for layer in self._stack]
         if self._input_layer is not None:
             layers.insert(0, serialization.serialize_layer(self._input_layer))
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype,
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policies.config_value(self.dtype_policy),
                   "layers": layers}
         if self._build_input_shape is not None:
             config["build_input_shape"] = list(self._build_input_shape)

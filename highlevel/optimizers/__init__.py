@@ -11,9 +11,10 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
 from .lookup import deserialize, get, serialize
+from .loss_scale_optimizer import LossScaleOptimizer
 from .optimizer import OPTIMIZERS, Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD",
+__all__ = ["Adagrad", "Adam", "AdamW", "LossScaleOptimizer", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD",
            "deserialize", "get", "schedules", "serialize"]
