@@ -19,14 +19,13 @@ import numpy as np
 
 from ..backends import autodiff, no_grad, state
 from ..backends import autocast as autocast_module
-from ..backends import ops
 from ..backends.autodiff import Tensor, Variable
 from ..backends.registry import Registry
 from .options import constraints as constraints_module
-from .options import dtype_policies
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
 from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
+from .dtype_policy_mixin import DTypePolicyMixin
 from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
     warn_mask_dropped
 from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
@@ -34,7 +33,6 @@ from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_s
 
 LAYERS = Registry("layer")
 
-_FLOAT_DTYPES = ("float16", "float32", "float64")
 
 _name_counts = {}
 _names_lock = threading.Lock()
@@ -108,7 +106,7 @@ class InputSpec:
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
 
 
-class Layer:
+class Layer(DTypePolicyMixin):
     """Base class of every layer.
 
     Args:
@@ -193,40 +191,6 @@ class Layer:
     @property
     def name(self):
         return self._name
-
-    @property
-    def dtype_policy(self):
-        """The layer's :class:`~lamina.dtype_policies.DTypePolicy`."""
-        return self._dtype_policy
-
-    @dtype_policy.setter
-    def dtype_policy(self, value):
-        policy = dtype_policies.check_supported(dtype_policies.get(value))
-        self._dtype_policy = policy
-        self._compute_dtype = policy.compute_dtype
-        # the dtype variables are read in while ``call`` runs (None: as stored)
-        self._autocast_dtype = policy.compute_dtype if (
-            policy.compute_dtype != policy.variable_dtype) else None
-
-    @property
-    def dtype(self):
-        """The variable dtype (Keras' alias of ``variable_dtype``); setting it sets the
-        policy."""
-        return self._dtype_policy.variable_dtype
-
-    @dtype.setter
-    def dtype(self, value):
-        self.dtype_policy = value
-
-    @property
-    def compute_dtype(self):
-        """The dtype the layer computes in (its policy's)."""
-        return self._compute_dtype
-
-    @property
-    def variable_dtype(self):
-        """The dtype the layer's weights are created in (its policy's)."""
-        return self._dtype_policy.variable_dtype
 
     @property
     def trainable(self):
@@ -446,7 +410,7 @@ class Layer:
     def get_config(self):
         """Constructor arguments as a JSON-serializable dict (Keras' base keys)."""
         config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": dtype_policies.config_value(self._dtype_policy)}
+                  "dtype": self._dtype_policy_config()}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config
@@ -536,22 +500,6 @@ class Layer:
         elif mask is not None:
             warn_mask_dropped(self)
         return outputs
-
-    def _autocast_input(self, tensor):
-        """A floating Tensor input cast to the compute dtype (gradients flow back), as
-        Keras' ``convert_input``: under a mixed policy, or a float16 tensor reaching a
-        wider float layer (a final ``Activation(dtype="float32")``). A float64 tensor
-        given to a plain float32 layer is left as it is (lamina's float64 checks)."""
-        compute = self._compute_dtype
-        if compute not in _FLOAT_DTYPES or not (
-                self._autocast_dtype is not None
-                or tensor.data.dtype.itemsize < np.dtype(compute).itemsize):
-            return tensor
-        cast = ops.cast(tensor, compute)
-        mask = attached_mask(tensor)
-        if mask is not None:
-            cast._keras_mask = mask
-        return cast
 
     def _convert_inputs(self, inputs):
         def convert(value):

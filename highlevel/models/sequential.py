@@ -150,6 +150,8 @@ class Sequential(Model):
         layers = [serialization.deserialize_layer(entry, custom_objects)
                   for entry in config.get("layers", [])]
         model = cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
+        if config.get("dtype") is not None:   # the policy compile() follows (loss scaling)
+            model.dtype_policy = config["dtype"]
         if model._graph is None and config.get("build_input_shape"):
             model.build(tuple(config["build_input_shape"]))
         return model
