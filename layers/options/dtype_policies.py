@@ -118,7 +118,11 @@ _global = {"policy": None}
 
 def set_dtype_policy(policy):
     """Set the policy of layers created from now on without ``dtype=`` (a name or a
-    :class:`DTypePolicy`). Keras' ``keras.config.set_dtype_policy``."""
+    :class:`DTypePolicy`). Keras' ``keras.config.set_dtype_policy``; lamina also takes
+    None: back to the default, the policy of the current ``floatx()``."""
+    if policy is None:
+        _global["policy"] = None
+        return
     if not isinstance(policy, DTypePolicy):
         if not isinstance(policy, str):
             raise ValueError("Invalid `policy` argument. Expected the string name of a policy "

@@ -24,7 +24,7 @@ def mixed_float16():
     try:
         yield
     finally:
-        lamina.mixed_precision.set_global_policy("float32")
+        lamina.mixed_precision.set_global_policy(None)
 
 
 def test_policy_api_as_keras():
@@ -43,6 +43,19 @@ def test_policy_api_as_keras():
         lamina.dtype_policies.DTypePolicy("mixed_float8")
     with pytest.raises(ValueError, match="Invalid `policy` argument"):
         lamina.mixed_precision.set_global_policy(3)
+
+
+def test_default_policy_follows_floatx_until_set():
+    lamina.config.set_floatx("float64")
+    try:
+        assert lamina.mixed_precision.global_policy().name == "float64"
+        lamina.mixed_precision.set_global_policy("float32")
+        assert layers.Dense(1).dtype == "float32"
+        lamina.mixed_precision.set_global_policy(None)     # lamina: back to the default
+        assert layers.Dense(1).dtype == "float64"
+    finally:
+        lamina.config.set_floatx("float32")
+        lamina.mixed_precision.set_global_policy(None)
 
 
 def test_global_policy_applies_to_new_layers(mixed_float16):
