@@ -16,6 +16,7 @@ and optimizers join from ``highlevel``). Reading never uses ``module``: classes 
 from ..backends import registry
 from .base import LAYERS
 from .options.constraints import CONSTRAINTS
+from .options.dtype_policies import DTYPE_POLICIES
 from .options.initializers import INITIALIZERS
 from .options.regularizers import REGULARIZERS
 
@@ -47,6 +48,9 @@ def add_keras_module(kind_registry, module, keys=()):
 def legacy_entry(layer):
     """``{"class_name", "config"}`` of a layer or a nested model."""
     return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
+
+
+add_keras_module(DTYPE_POLICIES, "keras", keys=("dtype",))
 
 
 def _is_own(obj):

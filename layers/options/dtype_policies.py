@@ -22,10 +22,14 @@ Example:
 import numpy as np
 
 from ...backends import state
+from ...backends.registry import Registry
+
+DTYPE_POLICIES = Registry("dtype policy")
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 
 
+@DTYPE_POLICIES.register()
 class DTypePolicy:
     """A layer's computation and variable dtypes, as Keras 3's ``DTypePolicy``.
 
@@ -79,6 +83,7 @@ class DTypePolicy:
         return hash(self._name)
 
 
+@DTYPE_POLICIES.register()
 class FloatDTypePolicy(DTypePolicy):
     """Keras' alias of :class:`DTypePolicy`."""
 
@@ -143,9 +148,6 @@ set_global_policy = set_dtype_policy
 global_policy = dtype_policy
 Policy = DTypePolicy
 
-_CLASSES = {"DTypePolicy": DTypePolicy, "FloatDTypePolicy": FloatDTypePolicy}
-
-
 def serialize(policy):
     """Keras 3's serialized policy: ``{"module": "keras", "class_name": "DTypePolicy",
     "config": {"name": ...}, "registered_name": None}``."""
@@ -158,11 +160,7 @@ def deserialize(config, custom_objects=None):
     if not isinstance(config, dict) or not isinstance(config.get("config"), dict):
         raise ValueError(f"Cannot deserialize a DTypePolicy from {config!r}: expected a "
                          "dict with 'class_name' and 'config'")
-    class_name = config.get("class_name", "DTypePolicy")
-    cls = (custom_objects or {}).get(class_name) or _CLASSES.get(class_name)
-    if cls is None:
-        raise ValueError(f"Unknown dtype policy class {class_name!r}; lamina knows "
-                         f"{sorted(_CLASSES)}")
+    cls = DTYPE_POLICIES.lookup(config.get("class_name", "DTypePolicy"), custom_objects)
     return cls.from_config(config["config"])
 
 

@@ -170,3 +170,36 @@ def test_bfloat16_is_refused_on_the_numpy_engine():
     assert lamina.mixed_precision.global_policy().name == "float32"
     with pytest.raises(ValueError, match="bfloat16"):
         layers.Dense(2, dtype="mixed_bfloat16")
+
+
+def test_keras_file_layout_for_mixed_precision(mixed_float16, tmp_path):
+    # The same model as keras_mixed_float16.keras: lamina writes Keras' config entries and
+    # optimizer groups (Keras 3.15 loaded such a file: policies, loss scale and
+    # predictions identical).
+    import h5py
+    import zipfile
+    model = lamina.Sequential([layers.Input((4,)), layers.Dense(3, activation="relu", name="d1"),
+                               layers.Dense(2, name="d2"),
+                               layers.Activation("linear", dtype="float32", name="out")])
+    model.compile(lamina.optimizers.SGD(0.05), "mse")
+    model.fit(np.ones((8, 4), "float32"), np.zeros((8, 2), "float32"), batch_size=4, verbose=0)
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+
+    def layout(filename):
+        with zipfile.ZipFile(filename) as archive:
+            config = json.loads(archive.read("config.json"))
+            (tmp_path / "w.h5").write_bytes(archive.read("model.weights.h5"))
+        groups = []
+        with h5py.File(tmp_path / "w.h5", "r") as handle:
+            handle.visit(lambda name: groups.append(name) if name.startswith("optimizer")
+                         else None)
+        # Keras adds a "shared_object_id" to the global policy's entries and writes
+        # plain policies as dicts too (lamina: the dtype name, which Keras reads)
+        entries = [config["config"]] + [e["config"] for e in config["config"]["layers"][1:]]
+        dtypes = [{k: v for k, v in e["dtype"].items() if k != "shared_object_id"}
+                  if lamina.dtype_policies.get(e["dtype"]).name.startswith("mixed")
+                  else lamina.dtype_policies.get(e["dtype"]).name for e in entries]
+        return dtypes, sorted(groups)
+
+    assert layout(path) == layout(os.path.join(DATA, "keras_mixed_float16.keras"))
