@@ -16,6 +16,7 @@ and optimizers join from ``highlevel``). Reading never uses ``module``: classes 
 from ..backends import registry
 from .base import LAYERS
 from .options.constraints import CONSTRAINTS
+from .options.dtype_policies import DTYPE_POLICIES
 from .options.initializers import INITIALIZERS
 from .options.regularizers import REGULARIZERS
 
@@ -68,6 +69,9 @@ def _entries_for_objects(value):
         return {"class_name": type(value).__name__,
                 "config": _entries_for_objects(value.get_config())}
     return value
+
+
+add_keras_module(DTYPE_POLICIES, "keras", keys=("dtype",))
 
 
 def _is_own(obj):

@@ -17,11 +17,12 @@ from .adamw import AdamW
 from .ftrl import Ftrl
 from .lion import Lion
 from .lookup import deserialize, get, serialize
+from .loss_scale_optimizer import LossScaleOptimizer
 from .nadam import Nadam
 from .optimizer import OPTIMIZERS, Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lion",
-           "Nadam", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD", "deserialize", "get",
-           "schedules", "serialize"]
+           "LossScaleOptimizer", "Nadam", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD",
+           "deserialize", "get", "schedules", "serialize"]

@@ -181,7 +181,17 @@ def optimizer_layout(optimizer, variables, variable_names):
     ``[(weight name, kind, variable index or None, slot name or None)]`` with kind
     ``"iteration"``, ``"learning_rate"`` (only for a float learning rate), ``"slot"``
     or ``"state"`` (a variable of the optimizer's own, ``state_variables``), in the
-    optimizer's ``keras_layout`` order."""
+    optimizer's ``keras_layout`` order; a LossScaleOptimizer lists its own iteration,
+    learning rate, ``"step_counter"`` and ``"dynamic_scale"``, then its inner
+    optimizer's layout."""
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if inner is not None:
+        prefix = optimizer.name
+        return [(f"{prefix}/iteration", "own_iteration", None, None),
+                (f"{prefix}/learning_rate", "own_learning_rate", None, None),
+                (f"{prefix}/step_counter", "step_counter", None, None),
+                (f"{prefix}/dynamic_scale", "dynamic_scale", None, None),
+                *optimizer_layout(inner, variables, variable_names)]
     prefix = optimizer.name
     layout = [(f"{prefix}/iteration", "iteration", None, None)]
     if not callable(optimizer._learning_rate):
@@ -204,14 +214,11 @@ _IGNORED_KEYS = {"quantization_config", "lora_rank", "lora_alpha", "optional", "
 
 def dtype_name(value):
     """A dtype from a config: a string, or Keras' DTypePolicy dict (``{"class_name":
-    "DTypePolicy", "config": {"name": "float32"}}``; a mixed policy gives its variable
-    dtype)."""
+    "DTypePolicy", "config": {"name": "float32"}}`` gives its policy name, such as
+    ``"mixed_float16"``, which lamina layers take as ``dtype``)."""
     if isinstance(value, dict):
         config = value.get("config") or {}
-        name = config.get("name", "float32")
-        if name.startswith("mixed_"):
-            return "float16" if "float16" in name else "float32"
-        return name
+        return config.get("name", "float32")
     return value
 
 

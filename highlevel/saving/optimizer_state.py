@@ -36,18 +36,32 @@ def optimizer_values(model):
     optimizer = model.optimizer
     variables = list(model.trainable_weights)
     layout = keras_files.optimizer_layout(optimizer, variables, trainable_names(model))
+    loss_scale = _LOSS_SCALE_VALUES.get
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
     values = []
     for name, kind, index, slot in layout:
-        if kind == "iteration":
-            values.append((name, np.asarray(optimizer.iterations_variable.numpy(),
+        if loss_scale(kind):
+            values.append((name, loss_scale(kind)(optimizer)))
+        elif kind == "iteration":
+            values.append((name, np.asarray(inner.iterations_variable.numpy(),
                                             dtype="int64")))
         elif kind == "learning_rate":
             values.append((name, np.asarray(optimizer.learning_rate, dtype="float32")))
         elif kind == "state" and optimizer.built:
-            values.append((name, optimizer.state_variables()[slot].numpy()))
+            values.append((name, inner.state_variables()[slot].numpy()))
         elif optimizer.built:
-            values.append((name, _slot_value(optimizer, variables[index], slot)))
+            values.append((name, _slot_value(inner, variables[index], slot)))
     return values
+
+
+# A LossScaleOptimizer's own entries (Keras writes them before the inner optimizer's):
+# its iteration counter and learning rate stay at Keras' initial values (0, 0.0).
+_LOSS_SCALE_VALUES = {
+    "own_iteration": lambda optimizer: np.asarray(0, dtype="int64"),
+    "own_learning_rate": lambda optimizer: np.asarray(0.0, dtype="float32"),
+    "step_counter": lambda optimizer: optimizer.step_counter.numpy().copy(),
+    "dynamic_scale": lambda optimizer: optimizer.dynamic_scale.numpy().copy(),
+}
 
 
 def _slot_value(optimizer, variable, slot):
@@ -102,9 +116,10 @@ def iteration_value(array, where):
 class OptimizerPlan:
     """Checked values to restore: the iteration count and ``(variable, slot, array)``."""
 
-    def __init__(self, iterations, slots):
+    def __init__(self, iterations, slots, loss_scale=()):
         self.iterations = iterations
         self.slots = slots
+        self.loss_scale = loss_scale    # ``(name, array)`` of step_counter and dynamic_scale
 
 
 def plan(model, names, arrays, where, strict=False):
@@ -115,6 +130,7 @@ def plan(model, names, arrays, where, strict=False):
         return None
     variables = list(model.trainable_weights)
     layout = keras_files.optimizer_layout(optimizer, variables, trainable_names(model))
+    inner = getattr(optimizer, "inner_optimizer", optimizer)    # a LossScaleOptimizer's
     kinds = [kind for _, kind, _, _ in layout]
     problem = None
     if names is not None:        # the legacy layout names its entries: follow the file
@@ -129,17 +145,23 @@ def plan(model, names, arrays, where, strict=False):
                    f"'{optimizer.name}' expects {len(layout)} for "
                    f"{len(variables)} trainable weights")
     slots = []
+    loss_scale = []
     iterations = None
     if problem is None:
         for (name, kind, index, slot), array in zip(layout, arrays):
-            if kind == "iteration":
+            if kind in ("step_counter", "dynamic_scale"):
+                if np.asarray(array).size != 1 or not np.all(np.isfinite(array)):
+                    problem = f"the loss scale entry '{name}' is {np.asarray(array)!r}"
+                    break
+                loss_scale.append((kind, np.asarray(array).reshape(())))
+            elif kind == "iteration":
                 if np.asarray(array).size != 1:
                     problem = f"the iteration counter has shape {np.shape(array)}"
                     break
                 iterations = iteration_value(array, f"{where}: iteration counter '{name}'")
             elif kind == "slot":
                 variable = variables[index]
-                expected = tuple(optimizer.slot_spec(variable.data, slot)[0])
+                expected = tuple(inner.slot_spec(variable.data, slot)[0])
                 if tuple(np.shape(array)) != expected:
                     problem = (f"slot '{name}' has shape {tuple(np.shape(array))}, "
                                f"expected {expected} for variable '{variable.name}' of "
@@ -147,7 +169,7 @@ def plan(model, names, arrays, where, strict=False):
                     break
                 slots.append((variable, slot, array))
             elif kind == "state":
-                expected = tuple(optimizer.state_variables()[slot].shape)
+                expected = tuple(inner.state_variables()[slot].shape)
                 if tuple(np.shape(array)) != expected:
                     problem = f"'{name}' has shape {tuple(np.shape(array))}, not {expected}"
                     break
@@ -158,7 +180,7 @@ def plan(model, names, arrays, where, strict=False):
             raise WeightMismatchError(message)
         warnings.warn(message + "; the optimizer starts fresh", stacklevel=3)
         return None
-    return OptimizerPlan(iterations, slots)
+    return OptimizerPlan(iterations, slots, loss_scale)
 
 
 def plan_from_layout(model, file_vars, where="optimizer/vars"):
@@ -173,10 +195,13 @@ def apply(model, optimizer_plan):
     """Build the optimizer's slots on the model's trainable weights and assign."""
     optimizer = model.optimizer
     optimizer.build(list(model.trainable_weights))
+    inner = getattr(optimizer, "inner_optimizer", optimizer)    # a LossScaleOptimizer's
     for variable, slot, array in optimizer_plan.slots:
-        target = optimizer.state_variables()[slot] if variable is None \
-            else optimizer.get_slot(variable, slot)
+        target = inner.state_variables()[slot] if variable is None \
+            else inner.get_slot(variable, slot)
         target.assign(np.asarray(array).astype(target.numpy().dtype, copy=False))
+    for kind, array in optimizer_plan.loss_scale:
+        getattr(optimizer, kind).assign(array)
     if optimizer_plan.iterations is not None:
         optimizer.set_iterations(optimizer_plan.iterations)
 

@@ -19,6 +19,7 @@ from .. import callbacks as callbacks_module
 from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
                             is_sequence_like, sequence_batches, structure_to_list,
@@ -47,7 +48,7 @@ class Trainer:
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None):
+                jit_compile=None, auto_scale_loss=True):
         """Configure training.
 
         Args:
@@ -56,8 +57,13 @@ class Trainer:
             metrics: list of names/Metric instances (applied to each output), a list of
                 lists, or a dict keyed by output name.
             loss_weights: list/dict of floats weighting each output's loss.
+            auto_scale_loss: under the ``"mixed_float16"`` dtype policy, wrap the optimizer
+                in a :class:`LossScaleOptimizer` (dynamic loss scaling), as Keras.
         """
         self.optimizer = optimizers_module.get(optimizer)
+        if auto_scale_loss and self.dtype_policy.name == "mixed_float16" \
+                and not isinstance(self.optimizer, LossScaleOptimizer):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         names = self._output_names_for_compile()
         self._compiled_loss = CompiledLoss(loss, loss_weights, names)
         self._compiled_metrics = CompiledMetrics(metrics, weighted_metrics, names,
@@ -131,7 +137,12 @@ class Trainer:
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
-        gradients = grad(loss, variables)
+        scaled = self.optimizer.scale_loss(loss)
+        if scaled is loss:
+            gradients = grad(loss, variables)
+        else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
+            with np.errstate(over="ignore", invalid="ignore"):
+                gradients = grad(scaled, variables)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:
