@@ -88,6 +88,13 @@ def unique_name(base):
     return base if count == 0 else f"{base}_{count}"
 
 
+def reset_names():
+    """Forget the default names given so far: the next ``Dense()`` is ``dense`` again
+    (what ``keras.utils.clear_session`` does to names)."""
+    with _names_lock:
+        _name_counts.clear()
+
+
 def snake_case(class_name):
     """``"Conv2D"`` -> ``"conv2d"``, ``"MultiHeadAttention"`` -> ``"multi_head_attention"``."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
