@@ -58,3 +58,10 @@ def test_other_axes_and_float16_use_array_calls(engine):
     assert ops.softmax(x).dtype == np.float16
     np.testing.assert_allclose(ops.softmax(x.astype(np.float32), axis=0).numpy().sum(0), 1,
                                rtol=1e-6)
+
+
+def test_nan_and_inf_give_nan_rows_as_numpy_does():
+    z = np.array([[np.nan, 0, 1], [np.inf, 0, 1], [0, 1, 2]], np.float32)
+    out = np.empty_like(z)
+    kernels.softmax_forward(z, out)
+    assert np.isnan(out[:2]).all() and np.isfinite(out[2]).all()
