@@ -78,60 +78,66 @@ def _typed_exp_shifted(row, peak, out, bits):
     return generic
 
 
+@numba.njit(**_OPTIONS)
+def _row_max(row):
+    peak = row[0]
+    for j in range(1, row.shape[0]):
+        peak = max(peak, row[j])
+    return peak
+
+
+@numba.njit(**_OPTIONS)
+def _forward_rows(x, out, log):
+    width = x.shape[1]
+    bits, exps = np.empty(width, np.int32), np.empty(width, x.dtype)
+    for r in range(x.shape[0]):
+        row, result = x[r], out[r]
+        peak = _row_max(row)
+        # The log-softmax needs the row after the exps: they go to scratch, not ``out``.
+        total = exp_shifted(row, peak, exps if log else result, bits)
+        if log:
+            shift = peak + np.log(total)
+            for j in range(width):
+                result[j] = row[j] - shift
+        else:
+            inverse = row.dtype.type(1.0) / total
+            for j in range(width):
+                result[j] *= inverse
+
+
 @numba.njit(**_KERNEL_OPTIONS)
 def softmax_forward(x, out):
     """``out[r] = softmax(x[r])`` for every row (``out`` may be ``x``)."""
-    width = x.shape[1]
-    bits = np.empty(width, np.int32)
-    for r in range(x.shape[0]):
-        row, result = x[r], out[r]
-        peak = row[0]
-        for j in range(1, width):
-            peak = max(peak, row[j])
-        total = exp_shifted(row, peak, result, bits)
-        inverse = row.dtype.type(1.0) / total
-        for j in range(width):
-            result[j] *= inverse
+    _forward_rows(x, out, False)
 
 
 @numba.njit(**_KERNEL_OPTIONS)
 def log_softmax_forward(x, out):
     """``out[r] = log_softmax(x[r])`` for every row (``out`` may be ``x``)."""
-    width = x.shape[1]
-    bits = np.empty(width, np.int32)
-    for r in range(x.shape[0]):
-        row, result = x[r], out[r]
-        peak = row[0]
-        for j in range(1, width):
-            peak = max(peak, row[j])
-        shift = peak + np.log(exp_shifted(row, peak, result, bits))
+    _forward_rows(x, out, True)
+
+
+@numba.njit(**_OPTIONS)
+def _backward_rows(grad, y, out, log):
+    width = y.shape[1]
+    for r in range(y.shape[0]):
+        g, p, result = grad[r], y[r], out[r]
+        total = y.dtype.type(0.0)
         for j in range(width):
-            result[j] = row[j] - shift
+            total += g[j] if log else g[j] * p[j]
+        for j in range(width):
+            result[j] = g[j] - np.exp(p[j]) * total if log else p[j] * (g[j] - total)
 
 
 @numba.njit(**_KERNEL_OPTIONS)
 def softmax_backward(grad, y, out):
     """``out = y * (grad - sum(grad * y))`` per row, from the softmax output ``y``
     (``out`` may be ``grad``)."""
-    width = y.shape[1]
-    for r in range(y.shape[0]):
-        g, p, result = grad[r], y[r], out[r]
-        dot = y.dtype.type(0.0)
-        for j in range(width):
-            dot += g[j] * p[j]
-        for j in range(width):
-            result[j] = p[j] * (g[j] - dot)
+    _backward_rows(grad, y, out, False)
 
 
 @numba.njit(**_KERNEL_OPTIONS)
 def log_softmax_backward(grad, log_y, out):
     """``out = grad - exp(log_y) * sum(grad)`` per row, from the log-softmax output
     (``out`` may be ``grad``)."""
-    width = log_y.shape[1]
-    for r in range(log_y.shape[0]):
-        g, lp, result = grad[r], log_y[r], out[r]
-        total = log_y.dtype.type(0.0)
-        for j in range(width):
-            total += g[j]
-        for j in range(width):
-            result[j] = g[j] - np.exp(lp[j]) * total
+    _backward_rows(grad, log_y, out, True)

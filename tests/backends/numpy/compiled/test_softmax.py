@@ -65,3 +65,11 @@ def test_nan_and_inf_give_nan_rows_as_numpy_does():
     out = np.empty_like(z)
     kernels.softmax_forward(z, out)
     assert np.isnan(out[:2]).all() and np.isfinite(out[2]).all()
+
+
+def test_log_softmax_in_place():
+    x = RNG.standard_normal((4, 10)).astype(np.float32)
+    want = x - x.max(1, keepdims=True)
+    want -= np.log(np.exp(want).sum(1, keepdims=True))
+    kernels.log_softmax_forward(x, x)
+    np.testing.assert_allclose(x, want, rtol=1e-5, atol=1e-6)
