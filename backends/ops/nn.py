@@ -114,11 +114,11 @@ def gelu(x, approximate=True):
 def softmax(x, axis=-1):
     """Softmax along ``axis``, numerically stable."""
     a = data_of(x)
-    out = state.backend().softmax(a, axis=axis)
+    backend = state.backend()
+    out = backend.softmax(a, axis=axis)
 
     def backward(g, needs):
-        weighted = g * out
-        return (weighted - out * weighted.sum(axis=axis, keepdims=True),)
+        return (backend.softmax_backward(g, out, axis=axis),)
 
     return record(out, (x,), backward, "softmax")
 
@@ -126,10 +126,11 @@ def softmax(x, axis=-1):
 def log_softmax(x, axis=-1):
     """Log-softmax along ``axis``, numerically stable."""
     a = data_of(x)
-    out = state.backend().log_softmax(a, axis=axis)
+    backend = state.backend()
+    out = backend.log_softmax(a, axis=axis)
 
     def backward(g, needs):
-        return (g - xp().exp(out) * g.sum(axis=axis, keepdims=True),)
+        return (backend.log_softmax_backward(g, out, axis=axis),)
 
     return record(out, (x,), backward, "log_softmax")
 
