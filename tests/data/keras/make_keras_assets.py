@@ -19,7 +19,6 @@ modes, StringLookup and IntegerLookup adapted, a StringLookup with a given vocab
    the files Keras accepted (``test_keras_assets.py`` checks lamina still writes them).
 """
 
-import argparse
 import io
 import json
 import os
@@ -173,19 +172,7 @@ def _write_json(name, value):
         handle.write("\n")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lamina-side", metavar="FOLDER",
-                        help="(internal) run with lamina's Python: write lamina's files")
-    parser.add_argument("--lamina-python", default="python3",
-                        help="the Python interpreter that has lamina installed")
-    args = parser.parse_args()
-    sys.path.insert(0, HERE)
-    if args.lamina_side:
-        lamina_side(args.lamina_side)
-    else:
-        keras_side(args.lamina_python)
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, HERE)
+    from make_keras_files import command_line   # a sibling script
+    command_line(__doc__, lamina_side, keras_side)
