@@ -49,6 +49,9 @@ class IndexLookup(DataLayer):
                                     f"salt=None, got {salt!r}")
         self.oov_method = oov_method
         self.salt = None
+        # The size a config recorded (Keras' frozen vocabulary size): the output depth
+        # of a layer rebuilt from a .keras file until load_assets restores its vocabulary.
+        self._recorded_size = vocabulary_size if is_int(vocabulary_size) else None
         if max_tokens is not None and (not is_int(max_tokens) or max_tokens <= 1):
             raise layer_error(self, f"needs max_tokens > 1 or None, got {max_tokens!r}")
         if pad_to_max_tokens and max_tokens is None:
@@ -158,7 +161,11 @@ class IndexLookup(DataLayer):
         self._idf = padded.astype(state.floatx())
 
     def _depth(self):
-        return self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
+        if self.pad_to_max_tokens:
+            return self.max_tokens
+        if not self._tokens and self._recorded_size is not None:
+            return self._recorded_size
+        return self.vocabulary_size()
 
     # ------------------------------------------------------------------ adapt
     def adapt(self, data, steps=None):

@@ -90,7 +90,8 @@ class TextVectorization(DataLayer):
         self.encoding = encoding
         self._lookup_layer = StringLookup(
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
-            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode)
+            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode,
+            vocabulary_size=vocabulary_size)
 
     # ------------------------------------------------------------------ vocabulary
     def get_vocabulary(self, include_special_tokens=True):

@@ -8,7 +8,9 @@ outputs are committed::
         --lamina-python python3     # with lamina importable (PYTHONPATH)
 
 For every case of :data:`CASES` (TextVectorization in ``int`` / ``multi_hot`` / ``tf_idf``
-modes, StringLookup and IntegerLookup adapted, a StringLookup with a given vocabulary):
+modes, the last two followed by a Dense layer whose kernel needs the vocabulary size when
+the model is rebuilt from config.json, StringLookup and IntegerLookup adapted, a
+StringLookup with a given vocabulary):
 
 1. Keras -> lamina: Keras builds and adapts the model and writes ``keras_assets_<name>.keras``
    (re-packed with deflate, every member byte for byte what Keras wrote); the queries,
@@ -53,6 +55,7 @@ def build(name, framework):
         layer, inputs, query = _text(framework, max_tokens=20, output_sequence_length=5)
     elif name == "text_multi_hot":
         layer, inputs, query = _text(framework, output_mode="multi_hot", ngrams=2)
+        head = L.Dense(2, name="head")     # its kernel's shape needs the vocabulary size
     elif name == "text_tf_idf":
         layer, inputs, query = _text(framework, output_mode="tf_idf", max_tokens=12,
                                      pad_to_max_tokens=True)
@@ -75,7 +78,8 @@ def build(name, framework):
         outputs = head(outputs)
     model = framework.Model(inputs, outputs, name=name)
     if head is not None:
-        kernel = np.linspace(-1.0, 1.0, 24, dtype="float32").reshape(12, 2)
+        depth = int(head.get_weights()[0].shape[0])
+        kernel = np.linspace(-1.0, 1.0, 2 * depth, dtype="float32").reshape(depth, 2)
         head.set_weights([kernel, np.array([0.5, -0.25], dtype="float32")])
     return model, np.array(query, dtype=object if isinstance(query[0][0], str) else "int64")
 

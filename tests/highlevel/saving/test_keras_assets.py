@@ -250,3 +250,18 @@ def test_lamina_checksums_cover_the_assets(tmp_path, change):
     path = rewrite(tmp_path / "m.keras", tmp_path / "bad.keras", change)
     with pytest.raises(CorruptFileError, match="corrupted"):
         lamina.saving.load_model(path)
+
+
+def test_a_layer_after_an_asset_layer_is_rebuilt_with_the_recorded_depth(tmp_path):
+    # config.json has vocabulary null and vocabulary_size 6: Dense is rebuilt on 6 inputs
+    # before load_assets restores the vocabulary, as Keras' frozen vocabulary size does.
+    layer = lamina.layers.StringLookup(output_mode="multi_hot")
+    layer.adapt(np.array([["a"], ["b"], ["c"], ["d"], ["e"]]))
+    model = lamina.Sequential([lamina.Input((2,), dtype="string"), layer,
+                               lamina.layers.Dense(3)])
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.saving.load_model(tmp_path / "m.keras")
+    assert loaded.layers[1].get_weights()[0].shape == (6, 3)
+    np.testing.assert_array_equal(loaded.layers[1].get_weights()[0],
+                                  model.layers[1].get_weights()[0])
+    assert loaded.layers[0].get_vocabulary() == layer.get_vocabulary()
