@@ -132,12 +132,14 @@ def own_variables(obj):
 
 class VarsEntry:
     """One ``vars`` group: its path (``layers/dense``), the saveable's name (the group's
-    ``name`` attribute), the variables in order, and the top-level layer it belongs to."""
+    ``name`` attribute), the variables in order, the top-level layer it belongs to, and
+    the saveable itself (a layer's ``save_own_variables`` / ``save_assets`` use it)."""
 
-    __slots__ = ("path", "name", "variables", "owner")
+    __slots__ = ("path", "name", "variables", "owner", "saveable")
 
-    def __init__(self, path, name, variables, owner):
+    def __init__(self, path, name, variables, owner, saveable=None):
         self.path, self.name, self.variables, self.owner = path, name, variables, owner
+        self.saveable = saveable
 
 
 def weights_layout_entries(model):
@@ -152,7 +154,7 @@ def _walk(obj, path, entries, visited, owner):
     if id(obj) in visited:
         return
     visited.add(id(obj))
-    entries.append(VarsEntry(path, obj.name, own_variables(obj), owner))
+    entries.append(VarsEntry(path, obj.name, own_variables(obj), owner, obj))
     for attribute, child in _children(obj):
         child_path = f"{path}/{attribute}" if path else attribute
         if isinstance(child, Layer):

@@ -20,7 +20,7 @@ import logging
 import numpy as np
 
 from . import h5io as integrity
-from . import keras_format as keras_files
+from . import keras_assets, keras_format as keras_files
 from .errors import CorruptFileError, UnsupportedFormatError, WeightMismatchError, describe
 
 logger = logging.getLogger("lamina.saving")
@@ -145,7 +145,10 @@ def write_layout_weights(handle, model, optimizer_values=None, inner_values=None
         integrity.write_text_attr(group, "name", entry.name)
         for index, variable in enumerate(entry.variables):
             integrity.write_array(group, str(index), variable.numpy())
-        structure.append([path, entry.name, len(entry.variables)])
+        named = keras_assets.named_variables(entry.saveable)
+        for key, value in named.items():
+            integrity.write_array(group, key, value)
+        structure.append([path, entry.name, len(entry.variables) + len(named)])
     groups = [("optimizer/vars", optimizer_values),
               ("optimizer/inner_optimizer/vars", inner_values)]
     for path, named_values in groups:
@@ -241,12 +244,13 @@ def read_legacy_layers(opened, group, verify):
 
 
 class FileVars:
-    """A ``vars`` group of a Keras 3 weights-layout file, read into memory."""
+    """A ``vars`` group of a Keras 3 weights-layout file, read into memory: the numbered
+    ``arrays`` and the ``named`` ones (``{key: array}``, Keras' ``idf_weights``)."""
 
-    __slots__ = ("path", "name", "arrays")
+    __slots__ = ("path", "name", "arrays", "named")
 
-    def __init__(self, path, name, arrays):
-        self.path, self.name, self.arrays = path, name, arrays
+    def __init__(self, path, name, arrays, named=None):
+        self.path, self.name, self.arrays, self.named = path, name, arrays, named or {}
 
 
 def read_layout_vars(opened, verify):
@@ -262,20 +266,18 @@ def read_layout_vars(opened, verify):
     result, structure = {}, []
     for group_path in sorted(found):
         group = opened.handle[group_path]
-        keys = list(group.keys())
-        if any(not key.isdigit() for key in keys):
-            raise CorruptFileError(f"{opened.name}: {group_path} holds non-numeric entries "
-                                   f"{sorted(keys)[:5]}", opened.path)
-        keys.sort(key=int)
+        keys, named = keras_assets.split_keys(list(group.keys()))
         if keys != [str(i) for i in range(len(keys))]:
             raise CorruptFileError(f"{opened.name}: {group_path} has gaps in its variable "
                                    f"indices {keys}", opened.path)
         name = integrity.read_text_attr(opened, group, "name") or ""
         arrays = [integrity.read_array(opened, group[key], f"{group_path}/{key}", verify)
                   for key in keys]
+        named = {key: integrity.read_array(opened, group[key], f"{group_path}/{key}", verify)
+                 for key in named}
         path = group_path[:-len("/vars")] if group_path.endswith("/vars") else ""
-        result[path] = FileVars(path, name, arrays)
-        structure.append([group_path, name, len(arrays)])
+        result[path] = FileVars(path, name, arrays, named)
+        structure.append([group_path, name, len(arrays) + len(named)])
     return result, structure
 
 
@@ -580,6 +582,8 @@ def load_weights(model, filepath, by_name=False, skip_mismatch=False):
         optimizer_plan = None
     result = finish_report(model, plan, report, opened, by_name, skip_mismatch)
     apply_plan(plan)
+    if layout == "keras3":
+        keras_assets.load_named_variables(model, content, opened.name, opened.path)
     if optimizer_plan is not None:
         optimizer_state.apply(model, optimizer_plan)
     return result

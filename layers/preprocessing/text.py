@@ -90,7 +90,8 @@ class TextVectorization(DataLayer):
         self.encoding = encoding
         self._lookup_layer = StringLookup(
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
-            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode)
+            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode,
+            vocabulary_size=vocabulary_size)
 
     # ------------------------------------------------------------------ vocabulary
     def get_vocabulary(self, include_special_tokens=True):
@@ -176,6 +177,23 @@ class TextVectorization(DataLayer):
         bag = np.zeros((num_rows, depth))
         np.add.at(bag, (row_ids[keep], indices[keep]), 1.0)
         return self._output(_bag_output(bag, self.output_mode, lookup._idf, depth, self.dtype))
+
+    # ------------------------------------------------------------------ saving
+    def save_assets(self, dir_path):
+        """The vocabulary file, as the inner lookup writes it (Keras writes it twice)."""
+        self._lookup_layer.save_assets(dir_path)
+
+    def load_assets(self, dir_path):
+        """Read the vocabulary :meth:`save_assets` wrote."""
+        self._lookup_layer.load_assets(dir_path)
+
+    def save_own_variables(self, store):
+        """The inner lookup's ``idf_weights`` (tf_idf mode), as Keras."""
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store):
+        """Read what :meth:`save_own_variables` wrote."""
+        self._lookup_layer.load_own_variables(store)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
