@@ -125,7 +125,13 @@ class Sequential(Model):
         return x
 
     def _convert_inputs(self, inputs):
-        return Layer._convert_inputs(self, inputs)
+        # The Input layer's dtype decides (Input(dtype="string") keeps raw text), as does
+        # a first layer taking text (TextVectorization) when there is no Input.
+        converter = self._input_layer
+        if converter is None and self._stack and getattr(self._stack[0], "takes_strings",
+                                                         False):
+            converter = self._stack[0]
+        return Layer._convert_inputs(converter or self, inputs)
 
     def _maybe_build(self, input_shape):
         if self._graph is None:
