@@ -3,7 +3,7 @@
 :class:`Optimizer` holds what every optimizer shares: the learning rate, the iteration
 count, gradient clipping, weight decay and the slot variables, preallocated the first time a
 variable is seen. Each optimizer (one module each: ``sgd``, ``adam``, ``adamw``, ``rmsprop``,
-``adagrad``) registers itself and implements ``_update``, its update rule written in place
+``adagrad``) registers itself and implements ``update_rule``, its update rule written in place
 with the engine's array module; an engine may supply a fused kernel for a rule
 (``Backend.optimizer_kernel``: the NumPy engine's compiled Adam). Keras 3 semantics:
 gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of them,
@@ -73,7 +73,7 @@ class _Record:
 
 class Optimizer:
     """Base class: holds the learning rate, the iteration count, clipping options and the
-    slot variables; subclasses implement ``_update(variable_array, gradient_array, slots,
+    slot variables; subclasses implement ``update_rule(variable_array, gradient_array, slots,
     learning_rate, step, decay)`` (in place, with ``_decay`` for weight decay and
     ``_buffer`` for scratch arrays) and list their ``slot_names``.
 
@@ -172,6 +172,13 @@ class Optimizer:
                 "instantiate the optimizer with a float `learning_rate` argument.")
         self._learning_rate = self._check_learning_rate(value)
 
+    @property
+    def learning_rate_schedule(self):
+        """The ``LearningRateSchedule`` (or callable) driving the learning rate, or None when
+        it is a fixed float."""
+        lr = self._learning_rate
+        return lr if callable(lr) else None
+
     # ------------------------------------------------------------- iterations
     @property
     def iterations(self):
@@ -193,7 +200,8 @@ class Optimizer:
         return self._iterations_variable
 
     # ------------------------------------------------------------- slots
-    def _slot_initial_value(self, slot_name):
+    def slot_initial_value(self, slot_name):
+        """The value a new slot ``slot_name`` starts at (0; Adagrad's accumulator its own)."""
         return 0.0
 
     def _record(self, variable):
@@ -208,7 +216,7 @@ class Optimizer:
         prefix = str(getattr(variable, "path", None) or getattr(variable, "name", "variable"))
         prefix = prefix.replace("/", "_")
         slots = tuple(
-            Variable(xp.full(data.shape, self._slot_initial_value(slot), dtype=data.dtype),
+            Variable(xp.full(data.shape, self.slot_initial_value(slot), dtype=data.dtype),
                      trainable=False, name=f"{prefix}_{slot}")
             for slot in self.slot_names)
         record = _Record(variable, slots, self._decays(variable))
@@ -239,6 +247,14 @@ class Optimizer:
         """``[(variable, {slot_name: slot Variable}), ...]`` in first-seen order."""
         return [(record.variable, dict(zip(self.slot_names, record.slots)))
                 for record in self._order]
+
+    def slot_value(self, variable, slot_name):
+        """The values of slot ``slot_name`` of ``variable`` as a NumPy array; the slot's
+        initial value when ``variable`` has no slots yet (it never got a gradient)."""
+        if self._records.get(id(variable)) is None:
+            return np.full(variable.shape, self.slot_initial_value(slot_name),
+                           dtype=variable.numpy().dtype)
+        return self.get_slot(variable, slot_name).numpy()
 
     def get_slot(self, variable, slot_name):
         """The slot ``slot_name`` (e.g. ``"momentum"``) of ``variable``."""
@@ -319,7 +335,7 @@ class Optimizer:
             group.update(self, arrays, lr, step)
         else:
             for g, variable, record in zip(arrays, targets, records):
-                self._update(variable.data, g, record.slots, lr, step, record.decay)
+                self.update_rule(variable.data, g, record.slots, lr, step, record.decay)
         for variable in targets:
             constraint = getattr(variable, "constraint", None)
             if constraint is not None:
@@ -377,8 +393,8 @@ class Optimizer:
             self._buffers[key] = buffer
         return buffer
 
-    def _update(self, variable, gradient, slots, learning_rate, step, decay):
-        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement _update")
+    def update_rule(self, variable, gradient, slots, learning_rate, step, decay):
+        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement update_rule")
 
     # ------------------------------------------------------------- config
     def get_config(self):

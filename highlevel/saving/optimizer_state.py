@@ -42,16 +42,8 @@ def optimizer_values(model):
         elif kind == "learning_rate":
             values.append((name, np.asarray(optimizer.learning_rate, dtype="float32")))
         elif optimizer.built:
-            values.append((name, _slot_value(optimizer, variables[index], slot)))
+            values.append((name, optimizer.slot_value(variables[index], slot)))
     return values
-
-
-def _slot_value(optimizer, variable, slot):
-    record = optimizer._records.get(id(variable))
-    if record is None:          # never received a gradient: the slot's initial value
-        return np.full(variable.shape, optimizer._slot_initial_value(slot),
-                       dtype=variable.numpy().dtype)
-    return optimizer.get_slot(variable, slot).numpy()
 
 
 def write_optimizer_weights(handle, model):

@@ -69,13 +69,13 @@ class CompiledMetrics:
 
     def __init__(self, metrics, weighted_metrics, output_names, compiled_loss):
         self.output_names = list(output_names)
-        self._requested = _metrics_per_output(metrics, self.output_names)
-        self._weighted = _metrics_per_output(weighted_metrics, self.output_names)
+        self.requested = _metrics_per_output(metrics, self.output_names)
+        self.requested_weighted = _metrics_per_output(weighted_metrics, self.output_names)
         self._compiled_loss = compiled_loss
         self._resolved = None
         self._metrics = []
         self._loss_metrics = list(compiled_loss.trackers)
-        for requested in self._requested + self._weighted:  # unknown names fail in compile()
+        for requested in self.requested + self.requested_weighted:  # unknown names fail in compile()
             for identifier in _as_identifier_list(requested):
                 if isinstance(identifier, str) and identifier.lower() not in ("accuracy", "acc"):
                     metrics_module.METRICS.lookup(identifier)
@@ -91,8 +91,8 @@ class CompiledMetrics:
         for position, name in enumerate(self.output_names):
             loss = self._compiled_loss.losses[position]
             shape = tuple(predictions[position].shape)
-            for requested, weighted in ((self._requested[position], False),
-                                        (self._weighted[position], True)):
+            for requested, weighted in ((self.requested[position], False),
+                                        (self.requested_weighted[position], True)):
                 for identifier in _as_identifier_list(requested):
                     metric = metrics_module.get(identifier, loss=loss, output_shape=shape)
                     if multi:

@@ -41,6 +41,23 @@ class Trainer:
         self._initial_epoch_from_backup = None
         self._step_variables = None
 
+    @property
+    def compiled_loss(self):
+        """The :class:`CompiledLoss` that ``compile`` made of ``loss`` / ``loss_weights``
+        (None before ``compile``)."""
+        return self._compiled_loss
+
+    @property
+    def compiled_metrics(self):
+        """The :class:`CompiledMetrics` that ``compile`` made of ``metrics`` /
+        ``weighted_metrics`` (None before ``compile``)."""
+        return self._compiled_metrics
+
+    def get_compile_config(self):
+        """The arguments ``compile`` was given, serialized (Keras 3's
+        ``get_compile_config``); None before ``compile``."""
+        return getattr(self, "_compile_config", None)
+
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,

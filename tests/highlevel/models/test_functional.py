@@ -182,7 +182,7 @@ def test_feature_extraction_from_functional_and_sequential_models():
     sequential = lamina.Sequential([lamina.Input((4,)), layers.Dense(5, name="s1"),
                                     layers.Dense(3, name="s2")])
     sequential.add(layers.Dense(2, name="s3"))   # rebuilding keeps one node per layer
-    assert [len(layer._inbound_nodes) for layer in sequential.layers] == [1, 1, 1]
+    assert [len(layer.inbound_nodes) for layer in sequential.layers] == [1, 1, 1]
     assert (sequential.input_shape, sequential.output_shape) == ((None, 4), (None, 2))
     assert sequential.layers[1].input.shape == (None, 5)
     features = lamina.Model(inputs=sequential.inputs,
