@@ -94,7 +94,7 @@ CROSS_CUTTING = {
 def source_files():
     """Every module of the package, as paths relative to the repository root."""
     return sorted(path.relative_to(ROOT) for path in ROOT.rglob("*.py")
-                  if path.relative_to(ROOT).parts[0] not in NOT_SOURCE
+                  if path.relative_to(ROOT).parts[0] not in NOT_SOURCE | {"setup.py"}
                   and not any(part.startswith(".") for part in path.relative_to(ROOT).parts))
 
 
