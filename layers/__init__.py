@@ -31,6 +31,9 @@ from .pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgP
                       MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
 from .preprocessing import (CategoryEncoding, Discretization, Hashing, IntegerLookup,
                             Normalization, StringLookup, TextVectorization)
+from .preprocessing import (AutoContrast, CenterCrop, HashedCrossing, RandomBrightness,
+                            RandomContrast, RandomCrop, RandomFlip, RandomGrayscale, RandomRotation,
+                            RandomTranslation, RandomZoom, Resizing)
 from .attention import Attention, MultiHeadAttention
 from .embedding import Embedding, Masking
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract,

@@ -2,6 +2,7 @@
 GroupNormalization (any channel axis) and UnitNormalization."""
 
 from ..backends import ops
+from ..backends.autocast import autocast_scope
 from .options import initializers as initializers_module
 from .options import weight_options
 from .arguments import int_or_int_list, is_int, layer_error
@@ -138,6 +139,10 @@ class BatchNormalization(BaseNormalization):
         return False
 
     def call(self, inputs, training=None, mask=None):
+        if inputs.dtype.itemsize < 4:   # float16 (mixed precision): normalized in float32
+            with autocast_scope(None):  # as Keras, and the weights read as float32
+                outputs = self.call(ops.cast(inputs, "float32"), training)
+            return ops.cast(outputs, inputs.dtype)
         if training and not self._frozen():
             outputs, mean, variance = ops.batch_normalization_train(
                 inputs, self.gamma, self.beta, self.epsilon)

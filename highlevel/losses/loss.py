@@ -3,7 +3,7 @@ with the registries every loss family adds itself to."""
 
 from ...backends.registry import Registry
 from ...layers.base import snake_case
-from .loss_utils import as_pred, as_true, squeeze_or_expand_to_same_rank
+from .loss_utils import as_pred, as_true, keras_mask_array, squeeze_or_expand_to_same_rank
 from .reduction import standardize_reduction, reduce_weighted_values
 
 LOSSES = Registry("loss")
@@ -27,8 +27,13 @@ class Loss:
         self.dtype = dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        in_mask = keras_mask_array(y_pred)
         y_pred = as_pred(y_pred, self.dtype)
         losses, mask = self._losses_and_mask(as_true(y_true), y_pred)
+        if in_mask is not None:
+            # Keras 3: the mask a layer attached to ``y_pred`` weights the losses
+            # (padded timesteps count for nothing), combined with the loss' own mask.
+            mask = in_mask if mask is None else mask * in_mask
         return reduce_weighted_values(losses, sample_weight, mask, self.reduction)
 
     def _losses_and_mask(self, y_true, y_pred):

@@ -18,9 +18,20 @@ def as_pred(y_pred, dtype=None):
         y_pred = Tensor(y_pred)
     if dtype is not None and y_pred.dtype != dtype:
         return ops.cast(y_pred, dtype)
-    if y_pred.dtype.kind != "f":
+    if y_pred.dtype.kind != "f" or y_pred.dtype.itemsize < 4:
+        # float16 model outputs (mixed precision): the loss is computed in floatx (Keras')
         return ops.cast(y_pred, state.floatx())
     return y_pred
+
+
+def keras_mask_array(y_pred):
+    """The mask a layer attached to ``y_pred`` (``_keras_mask``) as a float engine array
+    in ``y_pred``'s float dtype, or None."""
+    mask = getattr(y_pred, "_keras_mask", None)
+    if mask is None:
+        return None
+    dtype = y_pred.dtype if y_pred.dtype.kind == "f" else state.floatx()
+    return unwrap(mask).astype(dtype)
 
 
 def as_true(y_true):

@@ -53,7 +53,7 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
             sample_weight.requires_grad else as_engine_array(sample_weight)
         weights = cast_to(weights, dtype)
         if mask is not None:
-            mask_aligned, weights = squeeze_or_expand_to_same_rank(mask, weights)
+            mask_aligned, weights = _align_weights(weights, mask)
             weights = ops.multiply(weights, mask_aligned)
     else:
         weights = mask

@@ -5,7 +5,7 @@ import sys
 
 from ...backends.autodiff import Tensor, no_grad
 from ...backends.registry import Registry
-from ..losses.loss_utils import squeeze_or_expand_to_same_rank
+from ..losses.loss_utils import keras_mask_array, squeeze_or_expand_to_same_rank
 from .metric import Metric, engine_array, float_array, result_value, samplewise
 
 METRIC_FUNCTIONS = Registry("metric function")
@@ -65,9 +65,20 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        mask = keras_mask_array(y_pred)
         y_true, y_pred = squeeze_or_expand_to_same_rank(engine_array(y_true), float_array(y_pred))
         with no_grad():
             values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            # Keras 3: the mask on ``y_pred`` weights the values (a padded timestep
+            # counts for nothing), on top of any sample_weight.
+            if sample_weight is None:
+                sample_weight = mask
+            else:
+                mask, weights = squeeze_or_expand_to_same_rank(
+                    mask, float_array(sample_weight, mask.dtype))
+                weights = weights.reshape(weights.shape + (1,) * (mask.ndim - weights.ndim))
+                sample_weight = weights * mask
         super().update_state(values.data if isinstance(values, Tensor) else values,
                              sample_weight)
 

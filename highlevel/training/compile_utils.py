@@ -88,16 +88,15 @@ class CompiledMetrics:
         predictions = flatten(y_pred)
         multi = len(self.output_names) > 1
         resolved = []
-        for position, name in enumerate(self.output_names):
-            loss = self._compiled_loss.losses[position]
-            shape = tuple(predictions[position].shape)
-            for requested, weighted in ((self.requested[position], False),
-                                        (self.requested_weighted[position], True)):
-                for identifier in _as_identifier_list(requested):
+        for weighted, per_output in ((False, self.requested), (True, self.requested_weighted)):
+            for position, name in enumerate(self.output_names):
+                loss = self._compiled_loss.losses[position]
+                shape = tuple(predictions[position].shape)
+                for identifier in _as_identifier_list(per_output[position]):
                     metric = metrics_module.get(identifier, loss=loss, output_shape=shape)
-                    if multi:
-                        metric.name = f"{name}_{metric.name}"
                     resolved.append((position, metric, weighted))
+        _unique_log_names([(metric, weighted, self.output_names[position] if multi else None)
+                           for position, metric, weighted in resolved])
         self._resolved = resolved
         self._metrics = [metric for _, metric, _ in resolved]
 
@@ -111,6 +110,28 @@ class CompiledMetrics:
         for position, metric, weighted in self._resolved:
             metric.update_state(targets[position], predictions[position],
                                 sample_weight=sample_weight if weighted else None)
+
+
+def _unique_log_names(entries):
+    """Name each ``(metric, weighted, output_name)`` as Keras 3 logs it: prefixed by its
+    output in multi-output models; a repeated name gets ``_1``, ``_2``... and a weighted
+    metric whose name is taken becomes ``weighted_<name>`` (``metrics=["accuracy"],
+    weighted_metrics=["accuracy"]`` logs ``accuracy`` and ``weighted_accuracy``)."""
+    counters = {}
+
+    def prefixed(name, output_name):
+        return f"{output_name}_{name}" if output_name else name
+
+    for metric, weighted, output_name in entries:
+        name = prefixed(metric.name, output_name)
+        if name in counters and weighted:
+            name = prefixed(f"weighted_{metric.name}", output_name)
+        if name in counters:
+            counters[name] += 1
+            name = f"{name}_{counters[name] - 1}"
+        else:
+            counters[name] = 1
+        metric.name = name
 
 
 def _metrics_per_output(value, names):

@@ -17,6 +17,7 @@ from ...backends import state
 from ...backends.autodiff import Tensor
 from ...backends.ops.losses import integer_labels
 from ...backends.random import derived_generator
+from ..utils.py_dataset import ordered_batches
 
 
 def is_pandas(value):
@@ -223,6 +224,20 @@ def unpack_batch(batch):
     return batch, None, None
 
 
+def sequence_batches(dataset, count):
+    """One pass over batches ``0 .. count-1`` of a ``Sequence``/``PyDataset`` as
+    ``(x, y, sample_weight)`` triples, in order, between its ``on_epoch_begin`` and
+    ``on_epoch_end``; a ``PyDataset`` with workers has them prepared by its workers while the
+    caller trains (``lamina.utils.py_dataset.ordered_batches``). Close it (or let it go) to
+    stop the workers early."""
+    if hasattr(dataset, "on_epoch_begin"):
+        dataset.on_epoch_begin()
+    for batch in ordered_batches(dataset, count):
+        yield unpack_batch(batch)
+    if hasattr(dataset, "on_epoch_end"):
+        dataset.on_epoch_end()
+
+
 def class_weight_to_sample_weight(y, class_weight):
     """Per-sample weights from a ``{class: weight}`` dict (sparse or one-hot targets)."""
     labels = np.asarray(state.backend().to_numpy(y))
@@ -319,10 +334,7 @@ class Batches:
             return
         if is_sequence_like(source):
             count = len(source) if steps is None else min(steps, len(source))
-            for index in range(count):
-                yield unpack_batch(source[index])
-            if hasattr(source, "on_epoch_end"):
-                source.on_epoch_end()
+            yield from sequence_batches(source, count)
             return
         for step, batch in enumerate(source):
             if steps is not None and step >= steps:

@@ -7,6 +7,8 @@ back for the running average. Randomness of each epoch (shuffling, dropout) is d
 from (seed, epoch), so a resumed ``fit`` repeats an uninterrupted one bit for bit.
 """
 
+from contextlib import closing
+
 import numpy as np
 
 from ...backends import no_grad, state
@@ -16,6 +18,7 @@ from ...layers.symbolic import flatten
 from .. import callbacks as callbacks_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from .compile_utils import CompiledLoss, CompiledMetrics
 from . import data_adapters
 from .arguments import check_count, check_fit_arguments, check_verbose
@@ -59,7 +62,7 @@ class Trainer:
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None):
+                jit_compile=None, auto_scale_loss=True):
         """Configure training.
 
         Args:
@@ -68,8 +71,13 @@ class Trainer:
             metrics: list of names/Metric instances (applied to each output), a list of
                 lists, or a dict keyed by output name.
             loss_weights: list/dict of floats weighting each output's loss.
+            auto_scale_loss: under the ``"mixed_float16"`` dtype policy, wrap the optimizer
+                in a :class:`LossScaleOptimizer` (dynamic loss scaling), as Keras.
         """
         self.optimizer = optimizers_module.get(optimizer)
+        if auto_scale_loss and self.dtype_policy.name == "mixed_float16" \
+                and not isinstance(self.optimizer, LossScaleOptimizer):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         names = self._output_names_for_compile()
         self._compiled_loss = CompiledLoss(loss, loss_weights, names)
         self._compiled_metrics = CompiledMetrics(metrics, weighted_metrics, names,
@@ -143,7 +151,12 @@ class Trainer:
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
-        gradients = grad(loss, variables)
+        scaled = self.optimizer.scale_loss(loss)
+        if scaled is loss:
+            gradients = grad(loss, variables)
+        else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
+            with np.errstate(over="ignore", invalid="ignore"):
+                gradients = grad(scaled, variables)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:
@@ -227,6 +240,7 @@ class Trainer:
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
         outer_scope = state.push(generator=state.generator(), epoch_key=None)
+        batches = None   # closed on the way out: a PyDataset's workers stop with fit
         try:
             for epoch in range(initial_epoch, epochs):
                 self.reset_metrics()
@@ -248,14 +262,18 @@ class Trainer:
                         break
                 epoch_logs = dict(logs)
                 if data.validation is not None and arguments.should_validate(epoch):
-                    val_logs = self._evaluate_data(data.validation, callback_list=None)
+                    val_logs = self._evaluate_data(data.validation, callback_list=callback_list)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
                     break
         finally:
+            if batches is not None:
+                batches.close()
             self._step_variables = None
             state.restore(outer_scope)
+        if epochs > 0:      # Keras: an EMA optimizer writes its averages into the weights
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callback_list.on_train_end(epoch_logs)
         return self.history
 
@@ -284,12 +302,13 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        for step, batch in enumerate(data.epoch()):
-            if callback_list is not None:
-                callback_list.on_test_batch_begin(step)
-            step_logs = self.test_step(batch)
-            if callback_list is not None:
-                callback_list.on_test_batch_end(step, None)
+        with closing(data.epoch()) as batches:
+            for step, batch in enumerate(batches):
+                if callback_list is not None:
+                    callback_list.on_test_batch_begin(step)
+                step_logs = self.test_step(batch)
+                if callback_list is not None:    # Keras: the loss and metrics so far
+                    callback_list.on_test_batch_end(step, self._step_logs(step_logs))
         logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
@@ -299,20 +318,30 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs as NumPy arrays (a list for several outputs), computed in batches
         with no graph recorded, whatever the engine."""
-        check_verbose(verbose)
+        verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
         data = data_adapters.adapt_inputs(self._data_spec(), x, batch_size=batch_size,
                                           steps=steps)
         backend = state.backend()
+        callback_list = callbacks_module.CallbackList(
+            callbacks, add_history=False, add_progbar=verbose != 0, model=self,
+            verbose=verbose, epochs=1,
+            steps=data.steps)
+        callback_list.on_predict_begin()
         collected = None
-        for batch in data.epoch():
-            outputs = flatten(self.predict_step(batch))
-            arrays = [backend.to_numpy(o.data) for o in outputs]
-            if collected is None:
-                collected = [[] for _ in arrays]
-            for store, array in zip(collected, arrays):
-                store.append(array)
+        with closing(data.epoch()) as batches:
+            for step, batch in enumerate(batches):
+                callback_list.on_predict_batch_begin(step)
+                outputs = flatten(self.predict_step(batch))
+                arrays = [backend.to_numpy(o.data) for o in outputs]
+                if collected is None:
+                    collected = [[] for _ in arrays]
+                for store, array in zip(collected, arrays):
+                    store.append(array)
+                callback_list.on_predict_batch_end(
+                    step, {"outputs": arrays[0] if len(arrays) == 1 else arrays})
+        callback_list.on_predict_end()
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]

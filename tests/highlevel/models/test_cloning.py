@@ -36,3 +36,13 @@ def test_clone_model_same_architecture_fresh_weights():
     sub_clone = lamina.models.clone_model(sub)
     assert type(sub_clone) is TwoLayerNet and sub_clone.units == 5
     assert [w.shape for w in sub_clone.weights] == [w.shape for w in sub.weights]
+
+
+def test_clone_layer_called_on_a_tuple_of_tensors():
+    a, b = lamina.Input((3,)), lamina.Input((3,))
+    model = lamina.Model([a, b], layers.Dense(2)(layers.Concatenate()((a, b))))
+    clone = lamina.models.clone_model(model)
+    clone.set_weights(model.get_weights())
+    x = [np.ones((2, 3), "float32"), np.arange(6, dtype="float32").reshape(2, 3)]
+    np.testing.assert_allclose(clone.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert clone.layers[-1] is not model.layers[-1]

@@ -3,7 +3,7 @@ value and epsilon)."""
 
 import pytest
 
-from harness.optimizers import check_three_steps, ref_adagrad
+from harness.optimizer_formulas import check_three_steps, ref_adagrad
 from lamina.highlevel import optimizers
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.optimizers import check_three_steps, ref_sgd
+from harness.optimizer_formulas import check_three_steps, ref_sgd
 from lamina.highlevel import optimizers
 
 
