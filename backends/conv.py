@@ -38,7 +38,9 @@ import itertools
 # ------------------------------------------------------------------- geometry
 
 
-def _as_tuple(value, rank, name):
+def as_tuple(value, rank, name):
+    """``value`` (an int or a sequence of ``rank`` ints) as a tuple of ``rank`` ints; a
+    ValueError naming argument ``name`` otherwise."""
     if isinstance(value, int) or hasattr(value, "__index__"):
         return (int(value),) * rank
     value = tuple(int(v) for v in value)
@@ -96,8 +98,8 @@ def _setup(x_shape, kernel_shape, strides, padding, dilation_rate, groups):
     if len(kernel_shape) != rank + 2:
         raise ValueError(f"kernel of rank {len(kernel_shape)} for an input of rank "
                          f"{len(x_shape)}: expected (*kernel_size, in // groups, out)")
-    strides = _as_tuple(strides, rank, "strides")
-    dilation = _as_tuple(dilation_rate, rank, "dilation_rate")
+    strides = as_tuple(strides, rank, "strides")
+    dilation = as_tuple(dilation_rate, rank, "dilation_rate")
     groups = int(groups)
     cin, cin_g, cout = x_shape[-1], kernel_shape[-2], kernel_shape[-1]
     if groups < 1 or cin != cin_g * groups or cout % groups:
@@ -117,7 +119,8 @@ def conv_output_shape(x_shape, kernel_shape, strides, padding, dilation_rate, gr
     return (x_shape[0],) + tuple(out) + (kernel_shape[-1],)
 
 
-def _prod(values):
+def prod(values):
+    """The product of ``values`` as a Python int (1 for none)."""
     result = 1
     for v in values:
         result *= int(v)
@@ -179,7 +182,7 @@ def _columns(xp, x, ksize, out, strides, dilation, pads, groups):
     windows = _windows(xp, _pad(xp, x, pads), ksize, out, strides, dilation)
     rank = len(out)
     batch, cin = x.shape[0], x.shape[-1]
-    taps = _prod(ksize)
+    taps = prod(ksize)
     if groups == 1 and cin == 1:
         order = tuple(range(1 + rank, 1 + 2 * rank)) + tuple(range(1 + rank))
         return windows[..., 0].transpose(order).reshape(taps, -1)
@@ -199,7 +202,7 @@ def _crop(xp, dx_padded, spatial, pads):
 
 def _group_kernel(kernel, groups):
     """kernel (*k, c, out) -> (groups, T * c, out // groups) (a view)."""
-    kdim = _prod(kernel.shape[:-1])
+    kdim = prod(kernel.shape[:-1])
     return kernel.reshape(kdim, groups, kernel.shape[-1] // groups).transpose(1, 0, 2)
 
 

@@ -79,7 +79,7 @@ class _HeadProjection(Layer):
                                      constraint=b_con, name="bias") if self.use_bias else None)
         for weight in self.weights:
             weight.path = f"{self._outer.name}/{self.name}/{weight.name}"
-        self._outer._sync_requires_grad(True)   # a frozen attention layer freezes these
+        self._outer.sync_requires_grad(True)   # a frozen attention layer freezes these
         self.in_size = math.prod(in_dims)
         self.out_size = math.prod(self.out_dims)
         self.built = True
@@ -182,11 +182,11 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"Layer '{self.name}' (MultiHeadAttention) supports only "
                              f"attention_axes=None (all of {default_axes}), got "
                              f"{self.attention_axes}")
-        self._query_dense._maybe_build(tuple(query_shape))
+        self._query_dense.ensure_built(tuple(query_shape))
         if self._output_dense is None:
             self._output_dense = self._projection(
                 "attention_output", self._output_shape or (query_shape[-1],), 2)
-            self._output_dense._maybe_build((None, self.num_heads, self.value_dim))
+            self._output_dense.ensure_built((None, self.num_heads, self.value_dim))
         if value_shape is not None:
             self._build_key_value(value_shape, key_shape)
         self.built = True
@@ -197,8 +197,8 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"Layer '{self.name}' (MultiHeadAttention) needs value and key "
                              f"shapes equal except on the last axis, got {tuple(value_shape)}"
                              f" and {tuple(key_shape)}")
-        self._key_dense._maybe_build(tuple(key_shape))
-        self._value_dense._maybe_build(tuple(value_shape))
+        self._key_dense.ensure_built(tuple(key_shape))
+        self._value_dense.ensure_built(tuple(value_shape))
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,

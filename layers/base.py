@@ -138,25 +138,25 @@ class Layer(DTypePolicyMixin):
 
     supports_masking = False
     input_spec = None
-    _call_accepts_training = False
-    _call_accepts_mask = False
-    _call_mask_arguments = ()
-    _overrides_compute_mask = False
+    call_accepts_training = False
+    call_accepts_mask = False
+    call_mask_arguments = ()
+    overrides_compute_mask = False
     _overrides_compute_output_shape = False
 
     def __init_subclass__(cls, **kwargs):
         # Resolve the call signature once per class, never per call (Keras' overhead).
         super().__init_subclass__(**kwargs)
         parameters = inspect.signature(cls.call).parameters
-        cls._call_accepts_training = "training" in parameters
-        cls._call_accepts_mask = "mask" in parameters
+        cls.call_accepts_training = "training" in parameters
+        cls.call_accepts_mask = "mask" in parameters
         # Keras' ``{argument}_mask`` convention for calls with several tensor arguments
         # (``query_mask`` for ``query``): (position among the call's arguments, mask name).
         positional = [name for name, p in parameters.items()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
-        cls._call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
+        cls.call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
                                          if f"{name}_mask" in parameters)
-        cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
+        cls.overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
         cls._overrides_compute_output_shape = (
             cls.compute_output_shape is not Layer.compute_output_shape)
         if "__init__" in cls.__dict__:
@@ -177,7 +177,7 @@ class Layer(DTypePolicyMixin):
         self._inbound_nodes = []
         self._call_losses = {}  # thread id -> penalties added in that thread's last pass
         self.activity_regularizer = None
-        self._build_input_shape = None
+        self.build_input_shape = None
         self._batch_input_shape = None
         if input_shape is not None:
             warnings.warn(INPUT_SHAPE_WARNING, stacklevel=3)
@@ -207,16 +207,16 @@ class Layer(DTypePolicyMixin):
     def trainable(self, value):
         """Set the flag on this layer and every sublayer (Keras 3 semantics)."""
         self._trainable = bool(value)
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             layer.trainable = value
-        self._sync_requires_grad(True)
+        self.sync_requires_grad(True)
 
-    def _sync_requires_grad(self, parent_trainable):
+    def sync_requires_grad(self, parent_trainable):
         enabled = parent_trainable and self._trainable
         for weight in self._own_weights:
             weight.requires_grad = enabled and weight.trainable
         for layer in self._sublayers:
-            layer._sync_requires_grad(enabled)
+            layer.sync_requires_grad(enabled)
 
     # ------------------------------------------------------------------ weights
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
@@ -268,15 +268,27 @@ class Layer(DTypePolicyMixin):
                                trainable=trainable, autocast=autocast,
                                regularizer=regularizer, constraint=constraint, name=name)
 
-    def _tracked_layers(self):
+    def tracked_layers(self):
+        """The layers this layer owns (walked for weights, losses and ``trainable``)."""
         return self._sublayers
+
+    own_weights = property(lambda self: self._own_weights, doc="The weights this layer "
+                           "made with ``add_weight`` (not its sublayers'), in order.")
+
+    inbound_nodes = property(lambda self: self._inbound_nodes,
+                             doc="The graph nodes of this layer's calls on symbolic tensors.")
+
+    @property
+    def batch_input_shape(self):
+        """``(None, *input_shape)`` when the layer was given ``input_shape``, else None."""
+        return self._batch_input_shape
 
     def _collect_weights(self, own, of_sublayer):
         """``own`` weights, then ``of_sublayer(layer)`` for each sublayer, each weight once
         (a layer shared by two sublayers contributes its weights once)."""
         result = list(own)
         seen = {id(w) for w in result}
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             for weight in of_sublayer(layer):
                 if id(weight) not in seen:
                     seen.add(id(weight))
@@ -361,13 +373,13 @@ class Layer(DTypePolicyMixin):
             regularizer = getattr(weight, "regularizer", None)
             if regularizer is not None:
                 result.append(regularizer(weight))
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             result.extend(layer.losses)
         return result
 
     def _clear_call_losses(self):
         self._call_losses.pop(threading.get_ident(), None)
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             layer._clear_call_losses()
 
     # ------------------------------------------------------------------ contract
@@ -398,7 +410,7 @@ class Layer(DTypePolicyMixin):
         for unknown in (2, 3):
             call_args = [placeholders(a, unknown) for a in args]
             call_kwargs = {k: placeholders(v, unknown) for k, v in kwargs.items()}
-            if self._call_accepts_training:
+            if self.call_accepts_training:
                 call_kwargs["training"] = False
             with no_grad(), np.errstate(all="ignore"):  # placeholder values mean nothing
                 outputs = self.call(*call_args, **call_kwargs)
@@ -428,10 +440,10 @@ class Layer(DTypePolicyMixin):
         return cls(**config)
 
     # ------------------------------------------------------------------ calling
-    def _maybe_build(self, input_shape):
+    def ensure_built(self, input_shape):
         if not self.built:
             self._check_input_spec(input_shape)
-            self._build_input_shape = input_shape
+            self.build_input_shape = input_shape
             self.build(input_shape)
             self.built = True
 
@@ -476,10 +488,10 @@ class Layer(DTypePolicyMixin):
         if args and self._autocast_dtype is not None:
             args = tuple(self._convert_inputs(a) for a in args)
         if not self.built:
-            self._maybe_build(_shape_of(inputs))
+            self.ensure_built(_shape_of(inputs))
         elif self.input_spec is not None and type(inputs) is Tensor:
             self._check_input_spec(inputs.data.shape)
-        if not self._call_accepts_training:
+        if not self.call_accepts_training:
             kwargs.pop("training", None)
         mask = kwargs.get("mask")
         if mask is None:
@@ -487,11 +499,11 @@ class Layer(DTypePolicyMixin):
             # (one tensor argument) or ``{argument}_mask`` (several).
             mask = attached_mask(inputs)
             if args:
-                if self._call_mask_arguments:
+                if self.call_mask_arguments:
                     fill_argument_masks(self, (inputs, *args), kwargs)
-            elif mask is not None and self._call_accepts_mask:
+            elif mask is not None and self.call_accepts_mask:
                 kwargs["mask"] = mask
-        if not self._call_accepts_mask:
+        if not self.call_accepts_mask:
             kwargs.pop("mask", None)
         if self._autocast_dtype != autocast_module.autocast_dtype():
             with autocast_module.autocast_scope(self._autocast_dtype):
@@ -501,8 +513,8 @@ class Layer(DTypePolicyMixin):
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
                 self.add_loss(self.activity_regularizer(output))
-        if self.supports_masking or self._overrides_compute_mask:
-            if mask is not None or self._overrides_compute_mask:
+        if self.supports_masking or self.overrides_compute_mask:
+            if mask is not None or self.overrides_compute_mask:
                 attach_masks(outputs, self.compute_mask(inputs, mask))
         elif mask is not None:
             warn_mask_dropped(self)
@@ -529,7 +541,7 @@ class Layer(DTypePolicyMixin):
     def _call_symbolic(self, inputs, args, kwargs):
         input_shape = map_structure(lambda t: t.shape, inputs)
         self._last_input_dtypes = [t.dtype for t in flatten(inputs)]
-        self._maybe_build(input_shape)
+        self.ensure_built(input_shape)
         self._check_input_spec(input_shape)
         extra_symbolic = any(is_symbolic(a) for a in args) or any(
             is_symbolic(v) for v in kwargs.values())
@@ -540,7 +552,7 @@ class Layer(DTypePolicyMixin):
             output_shape = self.compute_output_shape(input_shape)
         else:
             trace_kwargs = kwargs
-            if mask is not None and self._call_accepts_mask and "mask" not in kwargs:
+            if mask is not None and self.call_accepts_mask and "mask" not in kwargs:
                 trace_kwargs = {**kwargs, "mask": mask}   # for the trace only, not the node
             output_shape = self._traced_output_shape((inputs, *args), trace_kwargs)
         node = Node(self, (inputs, *args), kwargs)
@@ -553,7 +565,7 @@ class Layer(DTypePolicyMixin):
                             for i, shape in enumerate(output_shape)]
             outputs = list(node.outputs)
         self._inbound_nodes.append(node)
-        if self.supports_masking or self._overrides_compute_mask:
+        if self.supports_masking or self.overrides_compute_mask:
             attach_symbolic_masks(self, inputs, outputs, mask)
         return outputs
 

@@ -122,7 +122,7 @@ def layer_classes(layer):
             continue
         seen.add(id(item))
         found.setdefault(item.registered_class_name(), type(item))
-        stack.extend(item._tracked_layers())
+        stack.extend(item.tracked_layers())
         stack.extend(getattr(item, "layers", None) or [])
     return found
 
@@ -152,16 +152,16 @@ def to_keras3(value, hint=LAYERS, classes=None):
                                              classes if layer_entry else {})
         inner = value["config"]
         result = {"module": module, "class_name": class_name,
-                  "config": _walk_config(inner, classes) if isinstance(inner, dict)
+                  "config": walk_config(inner, classes) if isinstance(inner, dict)
                   else inner,
                   "registered_name": registered_name}
         result.update({k: to_keras3(v, None) if k == "inbound_nodes" else v
                        for k, v in value.items() if k not in result})
         return result
-    return _walk_config(value, classes)
+    return walk_config(value, classes)
 
 
-def _walk_config(config, classes=None):
+def walk_config(config, classes=None):
     return {key: to_keras3(item, _registry_for(key), classes) for key, item in config.items()}
 
 
@@ -169,7 +169,7 @@ def serialize(layer):
     """A layer in Keras 3's form (``keras.layers.serialize``), with its ``build_config``
     once built."""
     entry = to_keras3(legacy_entry(layer), classes=layer_classes(layer))
-    shape = getattr(layer, "_build_input_shape", None)
+    shape = getattr(layer, "build_input_shape", None)
     if layer.built and isinstance(shape, (list, tuple)):
         entry["build_config"] = {"input_shape": list(shape)}
     return entry
@@ -189,7 +189,7 @@ def deserialize(config, custom_objects=None):
         layer = cls.from_config(inner)
     shape = (config.get("build_config") or {}).get("input_shape")
     if shape is not None and not layer.built:
-        layer._maybe_build(tuple(shape))
+        layer.ensure_built(tuple(shape))
     return layer
 
 

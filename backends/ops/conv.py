@@ -4,7 +4,7 @@ from .. import state
 from ..conv import conv_output_shape
 from ..pool import pool_output_shape
 from .core import data_of, record
-from .nn import activation_backward, add_bias_and_activate, check_fused_activation
+from .activation_kernels import activation_backward, add_bias_and_activate, check_fused_activation
 from .shape import reshape, transpose
 
 

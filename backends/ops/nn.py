@@ -5,23 +5,14 @@ import math
 
 from .. import state
 from ..autodiff import Tensor
+from .activation_kernels import (activation_backward, add_bias_and_activate,
+                                 check_fused_activation, sigmoid as sigmoid_array)
 from .core import data_of, record, xp
-from .elementwise import _unary
+from .elementwise import unary_op
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805
 _GELU_C = math.sqrt(2.0 / math.pi)
-
-
-def _sigmoid(a, out=None):
-    """``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (stable for any ``a``), into ``out`` (which
-    may be ``a``) or a new array."""
-    numpy_like = xp()
-    out = numpy_like.multiply(a, 0.5, out=out)
-    numpy_like.tanh(out, out=out)
-    out += 1
-    out *= 0.5
-    return out
 
 
 # ------------------------------------------------------------------ activations
@@ -71,7 +62,7 @@ def selu(x):
     return record(out.astype(a.dtype, copy=False), (x,), backward, "selu")
 
 
-sigmoid = _unary("sigmoid", _sigmoid, lambda a, out: out * (1 - out))
+sigmoid = unary_op("sigmoid", sigmoid_array, lambda a, out: out * (1 - out))
 sigmoid.__doc__ = "Logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow."
 
 
@@ -79,13 +70,13 @@ def softplus(x):
     """``log(1 + exp(x))``, computed stably."""
     a = data_of(x)
     out = xp().logaddexp(a, 0).astype(a.dtype, copy=False)
-    return record(out, (x,), lambda g, needs: (g * _sigmoid(a),), "softplus")
+    return record(out, (x,), lambda g, needs: (g * sigmoid_array(a),), "softplus")
 
 
 def silu(x):
     """``x * sigmoid(x)`` (swish)."""
     a = data_of(x)
-    s = _sigmoid(a)
+    s = sigmoid_array(a)
     return record(a * s, (x,), lambda g, needs: (g * (s * (1 + a * (1 - s))),), "silu")
 
 
@@ -136,43 +127,6 @@ def log_softmax(x, axis=-1):
 
 
 # ------------------------------------------------------------------ fused dense
-FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
-
-
-def check_fused_activation(op_name, activation):
-    """``activation`` (None means linear) if the fused ops support it, else ValueError."""
-    activation = activation or "linear"
-    if activation not in FUSED_ACTIVATIONS:
-        raise ValueError(f"{op_name}() fuses {FUSED_ACTIVATIONS}, got activation={activation!r}")
-    return activation
-
-
-def add_bias_and_activate(out, bias, activation):
-    """``activation(out + bias)`` computed in place on ``out`` (a fresh op result);
-    returns ``out``."""
-    numpy_like = state.backend().xp
-    if bias is not None:
-        out += bias
-    if activation == "relu":
-        numpy_like.maximum(out, 0, out=out)
-    elif activation == "sigmoid":
-        _sigmoid(out, out=out)
-    elif activation == "tanh":
-        numpy_like.tanh(out, out=out)
-    return out
-
-
-def activation_backward(g, out, activation):
-    """Gradient before a fused activation, from its output ``out`` (never modifies ``g``)."""
-    if activation == "relu":
-        return g * (out > 0)
-    if activation == "sigmoid":
-        return g * out * (1 - out)
-    if activation == "tanh":
-        return g * (1 - out * out)
-    return g
-
-
 def dense(x, kernel, bias=None, activation=None):
     """Fused ``activation(x @ kernel + bias)``: one GEMM, the bias and activation in place.
 

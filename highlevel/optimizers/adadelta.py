@@ -20,7 +20,7 @@ class Adadelta(Optimizer):
         self.rho = rho
         self.epsilon = epsilon
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

@@ -38,7 +38,7 @@ class Adafactor(Optimizer):
         return (shape[:-1] if slot_name == "r" else shape[:-2] + shape[-1:]), \
             variable_array.dtype
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

@@ -23,7 +23,7 @@ class Adam(Optimizer):
         self.amsgrad = bool(amsgrad)
         self.slot_names = ("momentum", "velocity") + (("velocity_hat",) if amsgrad else ())
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         m, v = slots[0].data, slots[1].data
         v_hat = slots[2].data if self.amsgrad else None
         weight_decay = self.weight_decay if decay else 0.0

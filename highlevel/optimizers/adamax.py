@@ -12,7 +12,7 @@ class Adamax(MomentOptimizer):
 
     slot_names = ("momentum", "norm")
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

@@ -42,10 +42,10 @@ class Ftrl(Optimizer):
         self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
         self.beta = beta
 
-    def _slot_initial_value(self, slot_name):
+    def slot_initial_value(self, slot_name):
         return self.initial_accumulator_value if slot_name == "accumulator" else 0.0
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

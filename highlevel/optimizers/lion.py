@@ -22,7 +22,7 @@ class Lion(Optimizer):
             raise ValueError("Argument `beta_1` must be in the [0, 1] range. Otherwise, the "
                              f"optimizer degenerates to SignSGD. Received: beta_1={beta_1}.")
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

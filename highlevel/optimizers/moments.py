@@ -6,7 +6,7 @@ from .optimizer import Optimizer
 
 class MomentOptimizer(Optimizer):
     """Base of the optimizers with first and second moment decays ``beta_1``, ``beta_2``
-    and ``epsilon``; subclasses implement ``_update``."""
+    and ``epsilon``; subclasses implement ``update_rule``."""
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,

@@ -30,7 +30,7 @@ class Nadam(MomentOptimizer):
         product = self.state_variables()["variable"].data
         product[...] = product * np.float32(self.beta_1 * (1.0 - 0.5 * 0.96 ** step))
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

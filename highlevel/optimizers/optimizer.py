@@ -4,7 +4,7 @@
 count, gradient clipping, weight decay and the slot variables, preallocated the first time a
 variable is seen. Each optimizer (one module each: ``sgd``, ``adam``, ``adamw``, ``rmsprop``,
 ``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``, ``adafactor``)
-registers itself and implements ``_update``, its update rule written in place with the
+registers itself and implements ``update_rule``, its update rule written in place with the
 engine's array module; an engine may supply a fused kernel for a rule
 (``Backend.optimizer_kernel``: the NumPy engine's compiled Adam). Keras 3 semantics:
 gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of them,
@@ -77,7 +77,7 @@ class _Record:
 
 class Optimizer:
     """Base class: holds the learning rate, the iteration count, clipping options and the
-    slot variables; subclasses implement ``_update(variable_array, gradient_array, slots,
+    slot variables; subclasses implement ``update_rule(variable_array, gradient_array, slots,
     learning_rate, step, decay)`` (in place, with ``_decay`` for weight decay and
     ``_buffer`` for scratch arrays) and list their ``slot_names``.
 
@@ -199,6 +199,13 @@ class Optimizer:
                 "instantiate the optimizer with a float `learning_rate` argument.")
         self._learning_rate = self._check_learning_rate(value)
 
+    @property
+    def learning_rate_schedule(self):
+        """The ``LearningRateSchedule`` (or callable) driving the learning rate, or None when
+        it is a fixed float."""
+        lr = self._learning_rate
+        return lr if callable(lr) else None
+
     # ------------------------------------------------------------- iterations
     @property
     def iterations(self):
@@ -224,7 +231,8 @@ class Optimizer:
         return self._iterations_variable
 
     # ------------------------------------------------------------- slots
-    def _slot_initial_value(self, slot_name):
+    def slot_initial_value(self, slot_name):
+        """The value a new slot ``slot_name`` starts at (0; Adagrad's accumulator its own)."""
         return 0.0
 
     def _record(self, variable):
@@ -251,7 +259,7 @@ class Optimizer:
         if slot_name in self.extra_slot_names:
             return xp.zeros(variable_array.shape, dtype=variable_array.dtype)
         shape, dtype = self.slot_spec(variable_array, slot_name)
-        return xp.full(shape, self._slot_initial_value(slot_name), dtype=dtype)
+        return xp.full(shape, self.slot_initial_value(slot_name), dtype=dtype)
 
     def state_variables(self):
         """``{name: Variable}`` of state that belongs to no variable (Nadam's running
@@ -417,7 +425,7 @@ class Optimizer:
             group.update(self, arrays, lr, step)
         else:
             for g, variable, record in zip(arrays, targets, records):
-                self._update(variable.data, g, record.slots, lr, step, record.decay)
+                self.update_rule(variable.data, g, record.slots, lr, step, record.decay)
 
     def _before_updates(self, step):
         """Called once per update (all variables) before the rule runs; optimizers with
@@ -511,8 +519,8 @@ class Optimizer:
             self._buffers[key] = buffer
         return buffer
 
-    def _update(self, variable, gradient, slots, learning_rate, step, decay):
-        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement _update")
+    def update_rule(self, variable, gradient, slots, learning_rate, step, decay):
+        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement update_rule")
 
     # ------------------------------------------------------------- config
     def get_config(self):

@@ -24,7 +24,7 @@ class RMSprop(Optimizer):
         self.slot_names = ("velocity",) + (("momentum",) if momentum > 0 else ()) + \
             (("average_gradient",) if centered else ())
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         velocity = slots[0].data

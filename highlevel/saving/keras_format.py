@@ -45,9 +45,9 @@ def _collect_paths(layer, path, paths, seen):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    for weight in layer._own_weights:
+    for weight in layer.own_weights:
         paths.setdefault(id(weight), f"{path}/{weight.name}")
-    for child in layer._tracked_layers():
+    for child in layer.tracked_layers():
         _collect_paths(child, f"{path}/{child.name}", paths, seen)
 
 
@@ -69,7 +69,7 @@ def name_key(name):
 
 
 def _is_model(obj):
-    return hasattr(obj, "_graph") and hasattr(obj, "compile")
+    return hasattr(obj, "functional_graph") and hasattr(obj, "compile")
 
 
 # Children Keras reaches through a public property of the same object (so its files use
@@ -85,7 +85,7 @@ def _children(obj):
     Sequential or functional model's ``layers`` first, then attributes (public names
     sorted, then private ones)."""
     first = []
-    if _is_model(obj) and (obj._graph is not None or getattr(obj, "_stack", None)):
+    if _is_model(obj) and obj.is_graph_network:
         first = [("layers", list(obj.layers))]
     aliases = _KERAS_CHILD_NAMES.get(type(obj).__name__, {})
     rest = {aliases.get(name, name): value for name, value in _attributes(obj).items()}
@@ -102,9 +102,9 @@ def _attributes(obj):
         if isinstance(value, Layer) or _is_layer_list(value):
             found[name] = value
     for klass in type(obj).__mro__:
-        if klass in (Layer, object) or klass.__module__.endswith(("highlevel.model",
-                                                                   "highlevel.sequential",
-                                                                   "highlevel.training")):
+        if klass in (Layer, object) or klass.__module__.endswith(("models.model",
+                                                                   "models.sequential",
+                                                                   "training.trainer")):
             continue
         for name, member in vars(klass).items():
             if name in found or name in _INTERNAL or not isinstance(member, property):
@@ -126,7 +126,7 @@ def _is_layer_list(value):
 def own_variables(obj):
     """Variables stored in an object's own ``vars`` group: trainable, then not (by each
     variable's own flag, as Keras' ``save_own_variables``)."""
-    own = list(getattr(obj, "_own_weights", ()))
+    own = list(getattr(obj, "own_weights", ()))
     return [w for w in own if w.trainable] + [w for w in own if not w.trainable]
 
 
@@ -196,7 +196,7 @@ def optimizer_layout(optimizer, variables, variable_names):
                 *optimizer_layout(inner, variables, variable_names)]
     prefix = optimizer.name
     layout = [(f"{prefix}/iteration", "iteration", None, None)]
-    if not callable(optimizer._learning_rate):
+    if optimizer.learning_rate_schedule is None:
         layout.append((f"{prefix}/learning_rate", "learning_rate", None, None))
     for index, slot in optimizer.keras_layout(len(variable_names)):
         if index is None:

@@ -47,7 +47,7 @@ def training_config(model):
     object form so Keras can recompile), or None."""
     if not getattr(model, "compiled", False) or model.optimizer is None:
         return None
-    compiled = getattr(model, "_compile_config", None) or {}
+    compiled = model.get_compile_config() or {}
     optimizer = model.optimizer
     return {"loss": keras_files.loss_for_file(compiled.get("loss")),
             "loss_weights": compiled.get("loss_weights"),
@@ -294,7 +294,7 @@ def restore_from_checkpoint(model, filepath):
         stored = ((content.training_config or {}).get("optimizer_config") or {}).get(
             "config") or {}
         if isinstance(stored.get("learning_rate"), (int, float)) and \
-                not callable(model.optimizer._learning_rate):
+                model.optimizer.learning_rate_schedule is None:
             learning_rate = float(stored["learning_rate"])
     weights_files.apply_plan(plan)
     if optimizer_plan is not None:
@@ -335,9 +335,9 @@ def custom_objects_of(model):
         if callable(function) and cls.__name__ == "Lambda":
             key = getattr(function, "__name__", None)
             objects[key if key and key != "<lambda>" else layer.name] = function
-        stack.extend(layer._tracked_layers())
+        stack.extend(layer.tracked_layers())
         stack.extend(getattr(layer, "layers", None) or [])
-    compiled = getattr(model, "_compiled_loss", None)
+    compiled = getattr(model, "compiled_loss", None)
     for loss in getattr(compiled, "losses", None) or []:
         fn = getattr(loss, "fn", None)
         if callable(fn) and getattr(fn, "__name__", None) and not _is_own(fn):

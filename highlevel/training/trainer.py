@@ -16,14 +16,11 @@ from ...backends.autodiff import Tensor, grad
 from ...backends.random import derived_generator
 from ...layers.symbolic import flatten
 from .. import callbacks as callbacks_module
-from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
 from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from .compile_utils import CompiledLoss, CompiledMetrics
-from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
-                            is_sequence_like, sequence_batches, structure_to_list,
-                            unpack_batch)
+from . import data_adapters
 from .arguments import check_count, check_fit_arguments, check_verbose
 
 
@@ -44,6 +41,23 @@ class Trainer:
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._initial_epoch_from_backup = None
         self._step_variables = None
+
+    @property
+    def compiled_loss(self):
+        """The :class:`CompiledLoss` that ``compile`` made of ``loss`` / ``loss_weights``
+        (None before ``compile``)."""
+        return self._compiled_loss
+
+    @property
+    def compiled_metrics(self):
+        """The :class:`CompiledMetrics` that ``compile`` made of ``metrics`` /
+        ``weighted_metrics`` (None before ``compile``)."""
+        return self._compiled_metrics
+
+    def get_compile_config(self):
+        """The arguments ``compile`` was given, serialized (Keras 3's
+        ``get_compile_config``); None before ``compile``."""
+        return getattr(self, "_compile_config", None)
 
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
@@ -173,81 +187,15 @@ class Trainer:
         return cached if cached is not None else self.trainable_weights
 
     # ------------------------------------------------------------------ data
-    def _input_dtypes(self):
+    def _data_spec(self):
+        """What the data path needs of this model (names, dtypes, input shapes)."""
         graph = getattr(self, "_graph", None)
-        if graph is None:
-            return None
-        return [t.dtype for t in graph.flat_inputs]
-
-    def _input_arrays(self, x):
-        """(list of input arrays, dict keys or None): a model without named inputs (a
-        subclassed one) given a dict gets its batches as dicts with those keys."""
-        keys = sorted(x) if isinstance(x, dict) and not self.input_names else None
-        return structure_to_list(x, self.input_names or keys or ["input"], "x"), keys
-
-    def _adapt_arrays(self, x, y, sample_weight, class_weight=None, source="x"):
-        xs, keys = self._input_arrays(x)
-        ys = structure_to_list(y, self._output_names_for_compile(), "y")
-        if class_weight is not None:
-            if ys is None or len(ys) != 1:
-                raise ValueError("class_weight needs a single-output model and y")
-            cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
-            sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
-        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype, source, keys)
-        self._check_data_shapes(data.x)
-        return data
-
-    def _check_data_shapes(self, arrays):
-        expected = self._expected_input_shapes()
-        if expected is None:
-            return
-        for array, (name, shape) in zip(arrays, expected):
-            if len(array.shape) != len(shape) or any(
-                    e is not None and e != a for e, a in zip(shape[1:], array.shape[1:])):
-                raise ValueError(f"Input '{name}' of model '{self.name}' expects shape "
-                                 f"{tuple(shape)}, got data of shape {tuple(array.shape)}")
-
-    def _expected_input_shapes(self):
-        graph = getattr(self, "_graph", None)
-        if graph is None:
-            return None
-        return [(t.node.layer.name, t.shape) for t in graph.flat_inputs]
-
-    def _single_or_list(self, arrays):
-        return arrays[0] if len(arrays) == 1 else arrays
-
-    def _batch_iterator(self, x, y, sample_weight, batch_size, steps, shuffle_key=None):
-        """Yield (x, y, sample_weight) batches from arrays, a generator or a Sequence."""
-        if isinstance(x, ArrayData):
-            order = None
-            if shuffle_key is not None:
-                order = state.backend().permutation(derived_generator(1, *shuffle_key), x.size)
-            for step, (bx, by, bw) in enumerate(x.batches(batch_size, order)):
-                if steps is not None and step >= steps:
-                    return
-                bx = dict(zip(x.input_keys, bx)) if x.input_keys else self._single_or_list(bx)
-                yield bx, None if by is None else self._single_or_list(by), bw
-            return
-        if is_sequence_like(x):
-            count = len(x) if steps is None else min(steps, len(x))
-            yield from sequence_batches(x, count)
-            return
-        for step, batch in enumerate(x):
-            if steps is not None and step >= steps:
-                return
-            yield unpack_batch(batch)
-
-    def _prepare(self, x, y, sample_weight, class_weight=None, source="x"):
-        if is_sequence_like(x) or is_generator_like(x):
-            if y is not None:
-                raise ValueError("y must be None when x is a generator or Sequence "
-                                 "(it yields (x, y) batches)")
-            if is_sequence_like(x) and len(x) == 0:
-                raise ValueError(f"{source} is a Sequence of length 0: it yields no batches")
-            return x
-        if x is None:
-            raise ValueError("x is required")
-        return self._adapt_arrays(x, y, sample_weight, class_weight, source)
+        inputs = None if graph is None else graph.flat_inputs
+        return data_adapters.DataSpec(
+            self.input_names, self._output_names_for_compile(),
+            None if inputs is None else [t.dtype for t in inputs], self.dtype,
+            None if inputs is None else [(t.node.layer.name, t.shape) for t in inputs],
+            self.name)
 
     # ------------------------------------------------------------------ fit
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
@@ -273,24 +221,13 @@ class Trainer:
                                         validation_batch_size, validation_freq)
         batch_size, epochs, verbose = arguments.batch_size, arguments.epochs, arguments.verbose
         initial_epoch = arguments.initial_epoch
-        data = self._prepare(x, y, sample_weight, class_weight)
-        validation = None
-        if validation_split and isinstance(data, ArrayData):
-            data, validation = data.split(validation_split)
-        elif validation_split:
-            raise ValueError("validation_split needs array inputs; pass validation_data "
-                             "for generators")
-        if validation_data is not None and (is_sequence_like(validation_data)
-                                            or is_generator_like(validation_data)):
-            validation = validation_data  # yields (x, y) batches itself
-        elif validation_data is not None:
-            vx, vy, vw = unpack_batch(tuple(validation_data))
-            validation = self._prepare(vx, vy, vw, source="validation_data")
-        steps = arguments.steps_per_epoch
-        if steps is None and isinstance(data, ArrayData):
-            steps = data.num_batches(batch_size)
-        elif steps is None and is_sequence_like(data):
-            steps = len(data)
+        data = data_adapters.adapt(
+            self._data_spec(), x, y, sample_weight, class_weight, batch_size=batch_size,
+            steps=arguments.steps_per_epoch, validation_split=validation_split,
+            validation_data=validation_data,
+            validation_batch_size=arguments.validation_batch_size,
+            validation_steps=arguments.validation_steps)
+        steps = data.steps if data.steps is not None else data.sequence_length
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=epochs, steps=steps)
@@ -316,21 +253,16 @@ class Trainer:
                 epoch_key = (epoch, self.optimizer.iterations)
                 state.set_epoch_key(epoch_key)
                 state.set_generator(derived_generator(2, *epoch_key))
-                batches = self._batch_iterator(data, None, None, batch_size, steps,
-                                               shuffle_key=epoch_key if shuffle else None)
                 logs = {}
-                for step, batch in enumerate(batches):
+                for step, batch in enumerate(data.epoch(epoch_key if shuffle else None)):
                     callback_list.on_train_batch_begin(step)
                     logs = self._step_logs(self.train_step(batch))
                     callback_list.on_train_batch_end(step, logs)
                     if self.stop_training:
                         break
                 epoch_logs = dict(logs)
-                if validation is not None and arguments.should_validate(epoch):
-                    val_logs = self._evaluate_data(validation,
-                                                   arguments.validation_batch_size,
-                                                   arguments.validation_steps,
-                                                   callback_list=callback_list)
+                if data.validation is not None and arguments.should_validate(epoch):
+                    val_logs = self._evaluate_data(data.validation, callback_list=callback_list)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
@@ -354,25 +286,23 @@ class Trainer:
         verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
-        data = self._prepare(x, y, sample_weight)
-        shown_steps = steps
-        if shown_steps is None and isinstance(data, ArrayData):
-            shown_steps = data.num_batches(batch_size)
+        data = data_adapters.adapt(self._data_spec(), x, y, sample_weight,
+                                   batch_size=batch_size, steps=steps)
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=False, add_progbar=verbose != 0, model=self,
-            verbose=verbose, epochs=1, steps=shown_steps)
-        logs = self._evaluate_data(data, batch_size, steps, callback_list)
+            verbose=verbose, epochs=1, steps=data.steps)
+        logs = self._evaluate_data(data, callback_list)
         if return_dict:
             return logs
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
-    def _evaluate_data(self, data, batch_size, steps, callback_list):
+    def _evaluate_data(self, data, callback_list):
         self.reset_metrics()
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
+        with closing(data.epoch()) as batches:
             for step, batch in enumerate(batches):
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
@@ -391,21 +321,16 @@ class Trainer:
         verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
-        if is_sequence_like(x) or is_generator_like(x):
-            data = x
-        else:
-            xs, keys = self._input_arrays(x)
-            data = ArrayData(xs, None, None, self._input_dtypes(), input_keys=keys)
-            self._check_data_shapes(data.x)
+        data = data_adapters.adapt_inputs(self._data_spec(), x, batch_size=batch_size,
+                                          steps=steps)
         backend = state.backend()
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=False, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=1,
-            steps=steps or (data.num_batches(batch_size) if isinstance(data, ArrayData)
-                            else None))
+            steps=data.steps)
         callback_list.on_predict_begin()
         collected = None
-        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
+        with closing(data.epoch()) as batches:
             for step, batch in enumerate(batches):
                 callback_list.on_predict_batch_begin(step)
                 outputs = flatten(self.predict_step(batch))
@@ -427,25 +352,23 @@ class Trainer:
                        return_dict=False):
         """One gradient step on one batch; returns the loss (and metrics) of that batch."""
         self._require_compiled("train_on_batch")
-        data = self._adapt_arrays(x, y, sample_weight, class_weight)
+        batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight, class_weight)
         self.reset_metrics()
-        batch = next(self._batch_iterator(data, None, None, data.size, 1))
         logs = self._step_logs(self.train_step(batch))
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Loss (and metrics) of one batch, without updating the weights."""
         self._require_compiled("test_on_batch")
-        data = self._adapt_arrays(x, y, sample_weight)
+        batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight)
         self.reset_metrics()
-        batch = next(self._batch_iterator(data, None, None, data.size, 1))
         logs = self._step_logs(self.test_step(batch))
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
         """Model outputs for one batch as NumPy arrays."""
-        first_input = structure_to_list(x, self.input_names or ["input"], "x")[0]
-        return self.predict(x, batch_size=max(1, len(first_input)))
+        return self.predict(x, batch_size=max(1, data_adapters.sample_count(self._data_spec(),
+                                                                            x)))
 
     def _step_logs(self, step_result):
         """The logs of a step: what an overridden ``train_step``/``test_step`` returned

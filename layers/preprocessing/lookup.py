@@ -155,12 +155,20 @@ class IndexLookup(DataLayer):
         self._index = {token: i + self._token_start for i, token in enumerate(self._tokens)}
 
     def _set_idf(self, weights):
-        depth = self._depth()
+        depth = self.output_depth()
         padded = np.zeros(max(depth, len(weights)))
         padded[:len(weights)] = weights
         self._idf = padded.astype(state.floatx())
 
-    def _depth(self):
+    @property
+    def idf_weights(self):
+        """The ``tf_idf`` weights over the output depth (None before ``adapt`` or outside
+        ``tf_idf`` mode)."""
+        return self._idf
+
+    def output_depth(self):
+        """The size of the last output axis in the multi-hot/count/tf_idf modes (the
+        size a loaded config recorded until its vocabulary is restored)."""
         if self.pad_to_max_tokens:
             return self.max_tokens
         if not self._tokens and self._recorded_size is not None:
@@ -187,10 +195,10 @@ class IndexLookup(DataLayer):
                 len(batch), int(np.prod(batch.shape[1:])))
             flat = rows.ravel()
             row_ids = np.repeat(np.arange(len(rows)), rows.shape[1])
-            num_documents += self._count(flat, row_ids, counts, documents)
-        self._finish_adapt(counts, documents, num_documents)
+            num_documents += self.count_tokens(flat, row_ids, counts, documents)
+        self.finish_adapt(counts, documents, num_documents)
 
-    def _count(self, flat, row_ids, counts, documents):
+    def count_tokens(self, flat, row_ids, counts, documents):
         """Add token counts (and per-document counts) of ``flat`` tokens in rows ``row_ids``;
         returns the number of documents."""
         if flat.size == 0:
@@ -203,7 +211,9 @@ class IndexLookup(DataLayer):
             documents.update(dict(zip(unique.tolist(), per_token.tolist())))
         return int(row_ids.max()) + 1
 
-    def _finish_adapt(self, counts, documents, num_documents):
+    def finish_adapt(self, counts, documents, num_documents):
+        """Set the vocabulary (and the ``tf_idf`` weights) from the token ``counts`` and
+        per-token document counts an ``adapt`` gathered (``TextVectorization`` too)."""
         for special in (self.mask_token, self.oov_token):
             counts.pop(special, None)
         if not counts:
@@ -219,7 +229,7 @@ class IndexLookup(DataLayer):
             self._set_idf(np.concatenate([np.full(self._token_start, idf.mean()), idf]))
 
     # ------------------------------------------------------------------ lookup
-    def _lookup(self, keys):
+    def lookup_indices(self, keys):
         """Output indices of the token array ``keys`` (mask -> 0 in int mode, dropped (-1)
         otherwise; OOV -> the OOV indices, hashed when there are several)."""
         flat = keys.ravel()
@@ -241,12 +251,13 @@ class IndexLookup(DataLayer):
         return indices.reshape(keys.shape)
 
     def _encode(self, indices):
-        depth = self._depth()
+        depth = self.output_depth()
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
         out = encode_categorical(indices, mode, depth, state.floatx())
         return out * self._idf[:depth] if self.output_mode == "tf_idf" else out
 
-    def _check_ready(self):
+    def check_ready(self):
+        """ValueError naming the layer when a mode that needs a vocabulary has none."""
         if self.output_mode not in ("int",) and not self.pad_to_max_tokens and not self._tokens:
             raise layer_error(self, f"has no vocabulary: with output_mode="
                                     f"{self.output_mode!r} pass vocabulary= or call adapt()")
@@ -254,8 +265,8 @@ class IndexLookup(DataLayer):
     def call(self, inputs):
         if self.invert:
             return self._inverse(inputs)
-        self._check_ready()
-        indices = self._lookup(self._keys(inputs))
+        self.check_ready()
+        indices = self.lookup_indices(self._keys(inputs))
         if self.output_mode == "int":
             return self._output(indices)
         return self._output(self._encode(indices))
@@ -272,7 +283,7 @@ class IndexLookup(DataLayer):
         return vocabulary[np.where(inside, indices, -1)]
 
     def compute_output_shape(self, input_shape):
-        return encoded_shape(input_shape, self.output_mode, self._depth())
+        return encoded_shape(input_shape, self.output_mode, self.output_depth())
 
     # ------------------------------------------------------------------ saving
     def save_assets(self, dir_path):

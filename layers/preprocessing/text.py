@@ -121,8 +121,8 @@ class TextVectorization(DataLayer):
             flat, row_ids, rows = self._tokens(batch)
             if rows:
                 num_documents += rows
-                lookup._count(flat, row_ids, counts, documents)
-        lookup._finish_adapt(counts, documents, num_documents)
+                lookup.count_tokens(flat, row_ids, counts, documents)
+        lookup.finish_adapt(counts, documents, num_documents)
 
     # ------------------------------------------------------------------ text
     def _tokens(self, inputs):
@@ -159,9 +159,9 @@ class TextVectorization(DataLayer):
 
     def call(self, inputs):
         lookup = self._lookup_layer
-        lookup._check_ready()
+        lookup.check_ready()
         flat, row_ids, num_rows = self._tokens(inputs)
-        indices = lookup._lookup(flat)
+        indices = lookup.lookup_indices(flat)
         if self.output_mode == "int":
             lengths = np.bincount(row_ids, minlength=num_rows)
             width = self.output_sequence_length
@@ -172,11 +172,11 @@ class TextVectorization(DataLayer):
             out = np.zeros((num_rows, width), dtype=np.int64)
             out[row_ids[keep], position[keep]] = indices[keep]
             return self._output(out)
-        depth = lookup._depth()
+        depth = lookup.output_depth()
         keep = indices >= 0
         bag = np.zeros((num_rows, depth))
         np.add.at(bag, (row_ids[keep], indices[keep]), 1.0)
-        return self._output(_bag_output(bag, self.output_mode, lookup._idf, depth, self.dtype))
+        return self._output(_bag_output(bag, self.output_mode, lookup.idf_weights, depth, self.dtype))
 
     # ------------------------------------------------------------------ saving
     def save_assets(self, dir_path):
@@ -198,7 +198,7 @@ class TextVectorization(DataLayer):
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
             return (input_shape[0], self.output_sequence_length)
-        return (input_shape[0], self._lookup_layer._depth())
+        return (input_shape[0], self._lookup_layer.output_depth())
 
     def get_config(self):
         lookup = self._lookup_layer

@@ -1,8 +1,12 @@
 """Full-model checkpoints: ``model.save`` / ``lamina.load_model`` round trips for every
 kind of model and every built-in layer, compiled state, in-memory copies (bytes, pickle,
-deepcopy), bit-identical resumed training, and the checkpoint callbacks on real models."""
+deepcopy), bit-identical resumed training, large models, and pickling by reference
+(``reduce_model`` / ``rebuild``: custom layer classes, Lambda functions and custom loss
+functions travel as "module:qualname" strings, never as pickled classes, functions or
+code)."""
 
 import copy
+import io
 import json
 import os
 import pickle
@@ -12,10 +16,13 @@ import numpy as np
 import pytest
 
 import lamina
+from harness.saving import assert_same_predictions, data, mlp
 from lamina import layers
 from lamina.highlevel.saving import model_file as saving
 from lamina.highlevel.saving.errors import UnknownClassError, UnsupportedFormatError
 from lamina.layers.base import LAYERS, Layer
+
+import lamina_custom_objects as custom_objects         # tests/highlevel/support (conftest)
 
 
 def randomize(model, seed=0):
@@ -32,30 +39,6 @@ def randomize(model, seed=0):
             values.append(rng.normal(size=shape) * 0.5)
     model.set_weights([v.astype(w.numpy().dtype) for v, w in zip(values, model.weights)])
     return model
-
-
-def as_list(prediction):
-    return prediction if isinstance(prediction, list) else [prediction]
-
-
-def assert_same_predictions(first, second, x):
-    for a, b in zip(as_list(first.predict(x, verbose=0)), as_list(second.predict(x, verbose=0))):
-        np.testing.assert_array_equal(a, b)
-
-
-def mlp(seed=3, compiled=True, optimizer="adam"):
-    lamina.utils.set_random_seed(seed)
-    model = lamina.Sequential([layers.Input((6,)), layers.Dense(16, activation="relu"),
-                               layers.Dropout(0.3), layers.Dense(3, activation="softmax")])
-    if compiled:
-        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
-                      metrics=["accuracy"])
-    return model
-
-
-def data(n=96, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(n, 6)).astype("float32"), rng.integers(0, 3, n)
 
 
 # ----------------------------------------------------------------------------- model kinds
@@ -259,33 +242,6 @@ def test_compile_false_and_uncompiled_models(tmp_path):
     loaded = lamina.load_model(tmp_path / "b.h5")
     assert not loaded.compiled
     assert_same_predictions(bare, loaded, data(4)[0])
-
-
-@pytest.mark.parametrize("optimizer", [
-    lamina.optimizers.SGD(0.01, momentum=0.8, nesterov=True, clipnorm=1.0),
-    lamina.optimizers.Adam(0.002, beta_1=0.8, amsgrad=True),
-    lamina.optimizers.AdamW(0.003, weight_decay=0.01),
-    lamina.optimizers.RMSprop(0.001, rho=0.8, momentum=0.3, centered=True),
-    lamina.optimizers.Adagrad(0.05, initial_accumulator_value=0.2),
-    lamina.optimizers.Adam(lamina.optimizers.schedules.ExponentialDecay(0.01, 10, 0.9)),
-], ids=["sgd", "adam_amsgrad", "adamw", "rmsprop", "adagrad", "schedule"])
-@pytest.mark.parametrize("suffix", [".h5", ".keras"])
-def test_every_optimizer_state_round_trips(tmp_path, optimizer, suffix):
-    x, y = data(48)
-    fresh = lamina.optimizers.deserialize(lamina.optimizers.serialize(optimizer))
-    model = mlp(optimizer=fresh)          # one optimizer instance serves both suffixes
-    model.fit(x, y, epochs=1, batch_size=16, verbose=0)
-    model.save(tmp_path / f"o{suffix}")
-    loaded = lamina.load_model(tmp_path / f"o{suffix}")
-    assert loaded.optimizer.get_config() == model.optimizer.get_config()
-    assert loaded.optimizer.iterations == 3
-    assert len(loaded.optimizer.variables) == len(model.optimizer.variables)
-    for first, second in zip(model.optimizer.variables, loaded.optimizer.variables):
-        np.testing.assert_array_equal(first.numpy(), second.numpy())
-    model.fit(x, y, epochs=1, batch_size=16, verbose=0, shuffle=False)
-    loaded.fit(x, y, epochs=1, batch_size=16, verbose=0, shuffle=False)
-    for first, second in zip(model.get_weights(), loaded.get_weights()):
-        np.testing.assert_array_equal(first, second)
 
 
 def test_save_weights_refuses_a_keras_zip_path_as_keras_does(tmp_path):
@@ -527,73 +483,10 @@ def test_resumed_training_is_bit_identical(tmp_path, optimizer):
         np.testing.assert_array_equal(a, b)
 
 
-def test_model_checkpoint_writes_formatted_files_that_load(tmp_path):
-    x, y = data(64)
-    model = mlp()
-    pattern = str(tmp_path / "ckpt-{epoch:02d}-{val_loss:.2f}.h5")
-    model.fit(x, y, epochs=3, batch_size=16, validation_split=0.25, verbose=0,
-              callbacks=[lamina.callbacks.ModelCheckpoint(pattern)])
-    files = sorted(os.listdir(tmp_path))
-    assert [f[:8] for f in files] == ["ckpt-01-", "ckpt-02-", "ckpt-03-"]
-    val = model.history.history["val_loss"][-1]
-    assert files[-1] == f"ckpt-03-{val:.2f}.h5"
-    assert_same_predictions(model, lamina.load_model(tmp_path / files[-1]), x)
-
-    best = str(tmp_path / "best.weights.h5")
-    model.fit(x, y, epochs=2, batch_size=16, validation_split=0.25, verbose=0,
-              callbacks=[lamina.callbacks.ModelCheckpoint(best, save_best_only=True,
-                                                          save_weights_only=True,
-                                                          mode="min", save_freq="epoch")])
-    twin = mlp(compiled=False)
-    twin.load_weights(best)
-    assert any(not np.array_equal(a, b) for a, b in zip(twin.get_weights(),
-                                                         mlp(compiled=False).get_weights()))
-
-
-class _Interrupt(lamina.callbacks.Callback):
-    def __init__(self, at_epoch):
-        super().__init__()
-        self.at_epoch = at_epoch
-
-    def on_epoch_begin(self, epoch, logs=None):
-        if epoch == self.at_epoch:
-            raise KeyboardInterrupt("simulated crash")
-
-
-def test_backup_and_restore_resumes_bit_identically(tmp_path):
-    x, y = data(80)
-    straight = mlp()
-    straight.fit(x, y, epochs=5, batch_size=16, verbose=0)
-    backup = tmp_path / "backup"
-    crashed = mlp()
-    with pytest.raises(KeyboardInterrupt):
-        crashed.fit(x, y, epochs=5, batch_size=16, verbose=0,
-                    callbacks=[lamina.callbacks.BackupAndRestore(backup), _Interrupt(3)])
-    assert os.path.exists(backup / "latest.h5")
-    fresh = mlp()                           # a new process would rebuild the model
-    history = fresh.fit(x, y, epochs=5, batch_size=16, verbose=0,
-                        callbacks=[lamina.callbacks.BackupAndRestore(backup)])
-    assert len(history.history["loss"]) == 2          # epochs 4 and 5 only
-    for a, b in zip(straight.get_weights(), fresh.get_weights()):
-        np.testing.assert_array_equal(a, b)
-    assert not os.path.exists(backup)
-
-
 def test_saving_module_exports():
     assert lamina.load_model is saving.load_model
     assert lamina.models.load_model is saving.load_model
     assert lamina.models.from_bytes is saving.from_bytes
-
-
-def test_checkpoint_resume_example_matches_the_uninterrupted_run():
-    import subprocess
-    import sys
-    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
-                          "checkpoint_resume.py")
-    result = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                            timeout=240)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "identical to the uninterrupted run: True" in result.stdout
 
 
 def test_resume_is_bit_identical_with_a_seeded_dropout_layer(tmp_path):
@@ -682,3 +575,65 @@ def test_model_checkpoint_saves_a_160_layer_model_every_epoch(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["e1.h5", "e2.h5"]
     assert _config_size(tmp_path / "e2.h5") > 65536
     assert_same_predictions(model, lamina.load_model(tmp_path / "e2.h5"), x)
+
+
+# ----------------------------------------------------------------------------- pickling by reference
+def _globals_of(data):
+    seen = set()
+
+    class Recorder(pickle.Unpickler):
+        def find_class(self, module, name):
+            seen.add((module, name))
+            return super().find_class(module, name)
+
+    return Recorder(io.BytesIO(data)).load(), seen
+
+
+def custom_loss(y_true, y_pred):
+    """A custom loss function (this test module is importable under its own name)."""
+    return lamina.ops.mean((y_true - y_pred) ** 2, axis=-1)
+
+
+def test_custom_objects_pickle_as_import_names():
+    model = custom_objects.custom_network(4, 3)
+    x = np.random.default_rng(0).normal(size=(5, 4))
+    restored, found = _globals_of(pickle.dumps(model))
+    assert {module for module, _ in found} == {"lamina.highlevel.saving.model_file"}, found
+    assert [type(layer) for layer in restored.layers[:2]] == [
+        custom_objects.RegisteredScale, custom_objects.Shift]
+    assert restored.layers[2].function is custom_objects.soft_clip
+    np.testing.assert_array_equal(restored.predict(x, verbose=0),
+                                  model.predict(x, verbose=0))
+    _, references = saving.pickled_state(model)
+    assert references == {name: f"lamina_custom_objects:{name}"
+                          for name in ("RegisteredScale", "Shift", "soft_clip")}
+
+
+def test_a_custom_loss_function_travels_by_name():
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2)])
+    model.compile(optimizer="sgd", loss=custom_loss)
+    _, references = saving.pickled_state(model)
+    assert references == {"custom_loss": f"{__name__}:custom_loss"}
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.compiled_loss.losses[0].fn is custom_loss
+
+
+def test_what_has_no_import_name_is_refused_when_pickling():
+    def local_function(inputs):
+        return inputs
+
+    for function in (lambda inputs: inputs, local_function):
+        model = lamina.Sequential([lamina.Input((3,)), layers.Lambda(function)])
+        with pytest.raises(pickle.PicklingError, match="not importable by name"):
+            pickle.dumps(model)
+
+
+def test_an_unimportable_reference_names_the_object_and_module():
+    with pytest.raises(pickle.UnpicklingError, match="'Shift'.*no_such_module_for_lamina"):
+        saving.resolve_references({"Shift": "no_such_module_for_lamina:Shift"})
+    with pytest.raises(pickle.UnpicklingError, match="not a 'module:qualname'"):
+        saving.resolve_references({"Shift": "os:system('x')"})
+    with pytest.raises(pickle.UnpicklingError, match="pickled as type, not as"):
+        saving.resolve_references({"Shift": custom_objects.Shift})
+    with pytest.raises(pickle.UnpicklingError, match="not a class or function"):
+        saving.resolve_references({"Shift": "lamina_custom_objects:__doc__"})

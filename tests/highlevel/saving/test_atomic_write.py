@@ -1,11 +1,13 @@
-"""Atomic file writes under failure and concurrency: a full disk raises ``OSError`` every
-time (never a crash inside libhdf5) and leaves no temporary file, temporary files of killed
-saves do not accumulate, ``overwrite=False`` never replaces a file another writer created,
-and re-saving keeps permission bits and writes through symbolic links."""
+"""Atomic file writes under failure and concurrency: a failed or killed save leaves the
+previous file intact, a full disk raises ``OSError`` every time (never a crash inside
+libhdf5) and leaves no temporary file, temporary files of killed saves do not accumulate,
+``overwrite=False`` never replaces a file another writer created, and re-saving keeps
+permission bits and writes through symbolic links."""
 
 import errno
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -17,7 +19,7 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.highlevel.saving import atomic_write
+from lamina.highlevel.saving import atomic_write, h5io as file_integrity
 
 
 def make_model(seed=0):
@@ -223,3 +225,76 @@ def test_resaving_keeps_permission_bits_and_writes_through_symlinks(tmp_path, me
     np.testing.assert_array_equal(predictions(loaded), predictions(make_model(seed=2)))
     with pytest.raises(FileExistsError):
         getattr(make_model(seed=3), method)(link, overwrite=False)
+
+
+# ----------------------------------------------------------------------------- interrupted saves
+@pytest.mark.parametrize("method, suffix", [("save", ".h5"), ("save_weights", ".h5"),
+                                            ("save_weights", ".weights.h5")])
+@pytest.mark.parametrize("failure", [OSError("disk full"), KeyboardInterrupt()])
+def test_a_failed_write_leaves_the_previous_file_intact(tmp_path, monkeypatch, method, suffix,
+                                                        failure):
+    path = tmp_path / f"model{suffix}"
+    old = make_model(seed=1)
+    getattr(old, method)(path)
+    before = path.read_bytes()
+    calls = []
+    real_write = file_integrity.write_array
+
+    def failing_write(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:                 # in the middle of the weights
+            raise failure
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(file_integrity, "write_array", failing_write)
+    with pytest.raises(type(failure)):
+        getattr(make_model(seed=2), method)(path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == [path.name]          # no temporary file left behind
+    if method == "save":
+        np.testing.assert_array_equal(predictions(lamina.load_model(path)), predictions(old))
+    else:
+        twin = make_model(seed=3)
+        twin.load_weights(path)
+        np.testing.assert_array_equal(predictions(twin), predictions(old))
+
+
+def test_killing_the_process_mid_save_keeps_the_previous_checkpoint(tmp_path):
+    path = tmp_path / "m.h5"
+    old = make_model(seed=1)
+    old.save(path)
+    script = textwrap.dedent(f"""
+        import sys, time
+        import numpy as np
+        import lamina
+        from lamina.highlevel.saving import h5io as file_integrity
+        real = file_integrity.write_array
+        count = [0]
+        def slow(*args, **kwargs):
+            count[0] += 1
+            if count[0] == 2:
+                print("writing", flush=True)
+                time.sleep(60)
+            return real(*args, **kwargs)
+        file_integrity.write_array = slow
+        model = lamina.Sequential([lamina.layers.Input((4,)), lamina.layers.Dense(6),
+                                   lamina.layers.Dense(2)])
+        model.save({str(path)!r})
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert child.stdout.readline().strip() == "writing"
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(timeout=30)
+    np.testing.assert_array_equal(predictions(lamina.load_model(path)), predictions(old))
+    leftovers = [name for name in os.listdir(tmp_path) if name != "m.h5"]
+    assert all(name.startswith(".m.h5.") and name.endswith(".tmp") for name in leftovers)
+
+
+def test_overwrite_false_refuses_to_replace(tmp_path):
+    make_model().save(tmp_path / "m.h5")
+    with pytest.raises(FileExistsError):
+        make_model().save(tmp_path / "m.h5", overwrite=False)
