@@ -11,7 +11,6 @@ import contextlib
 import contextvars
 import inspect
 import math
-import re
 import threading
 import warnings
 
@@ -28,14 +27,13 @@ from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
 from .dtype_policy_mixin import DTypePolicyMixin
 from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
     warn_mask_dropped
+from .naming import snake_case, unique_name
 from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
     map_structure, merge_traced_shapes, placeholders, rebuild_shapes
 
 LAYERS = Registry("layer")
 
 
-_name_counts = {}
-_names_lock = threading.Lock()
 
 
 class _OutermostCall(threading.local):
@@ -78,27 +76,6 @@ def _charge_weight_budget(layer, name, shape):
                                 f"weight '{name}' of shape {shape} ({count} values): "
                                 f"{budget[1]}")
     budget[0] -= count
-
-
-def unique_name(base):
-    """Keras-style default names: ``dense``, ``dense_1``, ``dense_2``, ..."""
-    with _names_lock:  # layers built on two threads at once still get distinct names
-        count = _name_counts.get(base, 0)
-        _name_counts[base] = count + 1
-    return base if count == 0 else f"{base}_{count}"
-
-
-def reset_names():
-    """Forget the default names given so far: the next ``Dense()`` is ``dense`` again
-    (what ``keras.utils.clear_session`` does to names)."""
-    with _names_lock:
-        _name_counts.clear()
-
-
-def snake_case(class_name):
-    """``"Conv2D"`` -> ``"conv2d"``, ``"MultiHeadAttention"`` -> ``"multi_head_attention"``."""
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class InputSpec:

@@ -2,7 +2,7 @@
 with the registries every loss family adds itself to."""
 
 from ...backends.registry import Registry
-from ...layers.base import snake_case
+from ...layers.naming import snake_case
 from .loss_utils import as_pred, as_true, keras_mask_array, squeeze_or_expand_to_same_rank
 from .reduction import standardize_reduction, reduce_weighted_values
 

@@ -6,7 +6,7 @@ running totals on the engine, so nothing leaves the device until ``result()``.
 
 from ...backends import state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
-from ...layers.base import snake_case
+from ...layers.naming import snake_case
 from ...layers.options import initializers
 from ..losses.loss_utils import squeeze_or_expand_to_same_rank
 

@@ -1,7 +1,8 @@
 """``Model``: functional models (``Model(inputs, outputs)``) and the base of subclassed and
 Sequential models. Training lives in :mod:`training` (the ``Trainer`` mixin)."""
 
-from ...layers.base import LAYERS, Layer, snake_case, unique_name
+from ...layers.base import LAYERS, Layer
+from ...layers.naming import snake_case, unique_name
 from ...layers.symbolic import flatten, is_shape, map_structure
 from ..saving import serialization
 from .functional import FunctionalGraph

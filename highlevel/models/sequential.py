@@ -1,6 +1,7 @@
 """``Sequential``: a plain stack of layers, each feeding the next."""
 
-from ...layers.base import LAYERS, Layer, attach_masks, unique_name
+from ...layers.base import LAYERS, Layer, attach_masks
+from ...layers.naming import unique_name
 from ...layers.options import dtype_policies
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor

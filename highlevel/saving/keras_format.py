@@ -9,7 +9,8 @@ writing.
 
 import inspect
 
-from ...layers.base import Layer, snake_case
+from ...layers.base import Layer
+from ...layers.naming import snake_case
 from .errors import UnsupportedFormatError
 
 KERAS_SCHEMA_VERSION = "3.15.1"     # the Keras version whose files lamina writes and reads

@@ -7,7 +7,7 @@ import gc
 import numpy as np
 
 from ...backends import state
-from ...layers.base import reset_names
+from ...layers.naming import reset_names
 from ...layers.symbolic import SymbolicTensor
 
 

@@ -16,7 +16,7 @@ import lamina
 from harness.models import two_in_two_out
 from lamina import layers
 from lamina import layers as L
-from lamina.layers import base as layer_base
+from lamina.layers import naming as layer_naming
 from lamina.highlevel.models.summary import readable_memory_size
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "keras"
@@ -30,7 +30,7 @@ def _lamina_cases():
     spec = importlib.util.spec_from_file_location("summaries_cases", DATA / "summaries_cases.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    counts = layer_base._name_counts
+    counts = layer_naming._name_counts
     saved = dict(counts)
     counts.clear()
     try:
