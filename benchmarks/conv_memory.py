@@ -65,9 +65,9 @@ def run_torch(_budget):
     x, y = make_data()
     xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
     yt = torch.from_numpy(y.astype(np.int64))
-    model = nn.Sequential(nn.Conv2d(3, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3),
-                          nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 26 * 26, 128),
-                          nn.ReLU(), nn.Linear(128, 10))
+    model = nn.Sequential(nn.Conv2d(3, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(64 * 26 * 26, 128), nn.ReLU(), nn.Linear(128, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
     loss_fn = nn.CrossEntropyLoss()
 
