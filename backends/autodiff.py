@@ -367,7 +367,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
     gradients = {id(loss): seed}
     order = _topological_order(loss)
     source_ids = {id(source) for source in sources}
-    for tensor in order:
+    for position, tensor in enumerate(order):
+        order[position] = None     # a tensor the walk has passed can be freed (its data)
         # Intermediate gradients are dropped once used, except those asked for.
         key = id(tensor)
         upstream = gradients.get(key) if key in source_ids else gradients.pop(key, None)

@@ -31,9 +31,40 @@ How it is computed (``M = batch * prod(out_spatial)``, ``T = prod(kernel_size)``
   elementwise multiply-add on a strided view.
 
 All arithmetic stays in the input dtype (float32 in, float32 out).
+
+Memory: the unfolded columns grow with the image (at 112x112x3, batch 64, a 3x3 layer
+of 32 -> 64 channels unfolds to 207 MB). The conv op (:func:`lamina.ops.conv`) therefore
+runs the batch in chunks whose buffers (:func:`workspace_per_sample` each) fit the
+workspace budget, :func:`conv_workspace_bytes` (64 MiB unless set with
+:func:`set_conv_workspace_bytes`, also ``lamina.config``): the results are the same, the
+peak memory of a step no longer grows with the batch.
 """
 
 import itertools
+import threading
+
+#: The default workspace budget of a convolution: 64 MiB.
+DEFAULT_WORKSPACE_BYTES = 64 * 2 ** 20
+_WORKSPACE = {"bytes": DEFAULT_WORKSPACE_BYTES}
+_WORKSPACE_LOCK = threading.Lock()
+
+
+def conv_workspace_bytes():
+    """The most bytes of temporary buffers (im2col columns, padded copies, per-chunk
+    gradients) one convolution, forward or backward, may hold at once; the batch runs in
+    chunks that fit (one sample at a time when even one does not)."""
+    return _WORKSPACE["bytes"]
+
+
+def set_conv_workspace_bytes(value):
+    """Set the workspace budget of every convolution (bytes, a positive int; the default
+    is :data:`DEFAULT_WORKSPACE_BYTES`, 64 MiB). Larger budgets let bigger chunks of the
+    batch run at once (fewer, larger GEMMs); smaller ones lower the peak memory."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"set_conv_workspace_bytes needs a positive int (bytes), "
+                         f"got {value!r}")
+    with _WORKSPACE_LOCK:
+        _WORKSPACE["bytes"] = value
 
 # ------------------------------------------------------------------- geometry
 
@@ -117,6 +148,20 @@ def conv_output_shape(x_shape, kernel_shape, strides, padding, dilation_rate, gr
     arguments that do not fit."""
     out = _setup(x_shape, kernel_shape, strides, padding, dilation_rate, groups)[4]
     return (x_shape[0],) + tuple(out) + (kernel_shape[-1],)
+
+
+def workspace_per_sample(x_shape, kernel_shape, strides, padding, dilation_rate, groups,
+                         itemsize):
+    """Bytes of temporary buffers one sample of the batch needs in the forward or the
+    backward of :func:`conv_forward` (the larger): its im2col columns, the padded copies of
+    its input and input gradient, and its share of the output gradient."""
+    spatial, ksize, _, _, out, pads = _setup(x_shape, kernel_shape, strides, padding,
+                                             dilation_rate, groups)
+    cin, cout = x_shape[-1], kernel_shape[-1]
+    positions, padded = prod(out), prod(_padded_shape(x_shape, pads)[1:-1])
+    columns = 0 if _is_depthwise(cin, groups) else positions * prod(ksize) * cin
+    input_side = (padded if padded != prod(spatial) else 0) + padded
+    return itemsize * (columns + input_side * cin + 2 * positions * cout)
 
 
 def prod(values):

@@ -178,6 +178,13 @@ class NumpyBackend(ArrayEngine):
         module = self.compiled_module("cells", dtype)
         return None if module is None else (module.gru_cell_forward, module.gru_cell_backward)
 
+    def recurrent_loop_kernels(self, cell, dtype):
+        """Numba-compiled time loops calling NumPy's BLAS (see
+        :mod:`lamina.backends.numpy.compiled.recurrent_loop`), as :meth:`compiled_module`
+        gives them; None also when that BLAS has no CBLAS entry point."""
+        module = self.compiled_module("recurrent_loop", dtype)
+        return None if module is None else module.loop_kernels(cell, dtype)
+
     def optimizer_kernel(self, name, dtype):
         """The compiled Adam step (:func:`lamina.backends.numpy.compiled.optimizers.adam_update`)
         for ``"adam"``, as :meth:`compiled_module` gives it; None for other rules."""

@@ -26,6 +26,7 @@ Example:
 """
 
 from .. import state
+from . import recurrent_loop
 from .activation_kernels import IN_PLACE_ACTIVATIONS, activate, derivative, scale_by_derivative
 from .core import data_of, index_data, record, xp
 
@@ -293,6 +294,14 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     plan = _LstmGates(activation, recurrent_activation, u)
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
     numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
+    loop = recurrent_loop.loop_kernels(seq, "lstm", (w_keras, u_keras, b_keras)) \
+        if (activation, recurrent_activation) == ("tanh", "sigmoid") else None
+    if loop is not None:
+        return recurrent_loop.lstm(loop, seq, plan.internal, w_keras, u_keras, b_keras,
+                                   initial_h, initial_c, lambda packed, backward: _outputs(
+                                       packed, (inputs, kernel, recurrent_kernel, bias,
+                                                initial_h, initial_c), backward, "lstm",
+                                       steps, True))
     # Each step is ONE GEMM, [h_t | x_t] @ [U; W]: the input projection rides along in the
     # recurrent GEMM, and after the loop one GEMM gives the gradients of both kernels.
     stacked_kernel = plan.internal(numpy_like.concatenate([u_keras, w_keras]))
@@ -388,6 +397,13 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                    bias_shape=(2, 3 * u) if reset_after else (3 * u,))
     input_bias = b[0] if b is not None and reset_after else b
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    loop = recurrent_loop.loop_kernels(seq, "gru", (data_of(kernel), u_data, b)) \
+        if reset_after and (activation, recurrent_activation) == ("tanh", "sigmoid") else None
+    if loop is not None:
+        return recurrent_loop.gru(loop, seq, data_of(kernel), u_data, b, initial_h, lambda
+                                  packed, backward: _outputs(packed, (inputs, kernel,
+                                  recurrent_kernel, bias, initial_h), backward, "gru",
+                                  seq.steps, False))
     projection = seq.project(data_of(kernel), input_bias)
     numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
     recurrent_bias = None
@@ -525,6 +541,14 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     b = None if bias is None else data_of(bias)
     _check_weights("simple_rnn", data_of(inputs), data_of(kernel), u_data, b, gates=1)
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    loop = recurrent_loop.loop_kernels(seq, "simple_rnn", (data_of(kernel), u_data, b)) \
+        if activation == "tanh" else None
+    if loop is not None:
+        return recurrent_loop.simple_rnn(loop, seq, data_of(kernel), u_data, b, initial_h,
+                                         lambda packed, backward: _outputs(
+                                             packed, (inputs, kernel, recurrent_kernel,
+                                                      bias, initial_h), backward,
+                                             "simple_rnn", seq.steps, False))
     projection = seq.project(data_of(kernel), b)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
