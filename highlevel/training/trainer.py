@@ -17,6 +17,7 @@ from .. import callbacks as callbacks_module
 from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
+from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
                             is_sequence_like, structure_to_list, unpack_batch)
@@ -117,6 +118,9 @@ class Trainer:
 
     def get_metrics_result(self):
         """``{name: value}`` of every metric's current result."""
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: from the states summed over the processes
+            return hook.metrics_result(self.metrics)
         return {m.name: float(m.result()) for m in self.metrics}
 
     def train_step(self, data):
@@ -129,6 +133,9 @@ class Trainer:
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
         gradients = grad(loss, variables)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: the average over the processes
+            gradients = hook.reduce_gradients(gradients)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:
@@ -288,6 +295,9 @@ class Trainer:
         callback_list.on_train_begin()
         if self._initial_epoch_from_backup is not None:
             initial_epoch = max(initial_epoch, self._initial_epoch_from_backup)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: rank 0's seed, weights and optimizer state
+            initial_epoch = hook.begin_fit(self, initial_epoch)
         epoch_logs = {}
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
@@ -306,6 +316,8 @@ class Trainer:
                 state.set_generator(derived_generator(2, *epoch_key))
                 batches = self._batch_iterator(data, None, None, batch_size, steps,
                                                shuffle_key=epoch_key if shuffle else None)
+                if hook is not None:   # data-parallel: this process' rows of each batch
+                    batches = hook.local_batches(batches)
                 logs = {}
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
@@ -356,7 +368,11 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        for step, batch in enumerate(self._batch_iterator(data, None, None, batch_size, steps)):
+        batches = self._batch_iterator(data, None, None, batch_size, steps)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: this process' rows of each batch
+            batches = hook.local_batches(batches)
+        for step, batch in enumerate(batches):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
             step_logs = self.test_step(batch)
@@ -382,13 +398,19 @@ class Trainer:
             self._check_data_shapes(data.x)
         backend = state.backend()
         collected = None
-        for batch in self._batch_iterator(data, None, None, batch_size, steps):
+        batches = self._batch_iterator(data, None, None, batch_size, steps)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: this process' rows of each batch
+            batches = hook.local_batches(batches)
+        for batch in batches:
             outputs = flatten(self.predict_step(batch))
             arrays = [backend.to_numpy(o.data) for o in outputs]
             if collected is None:
                 collected = [[] for _ in arrays]
             for store, array in zip(collected, arrays):
                 store.append(array)
+        if hook is not None:   # every process' rows, in the single-process order
+            collected = hook.gather(collected)
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]
