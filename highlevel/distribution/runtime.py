@@ -26,9 +26,6 @@ def launched_by_mpi():
 def _make_communicator(kind):
     if isinstance(kind, Communicator):
         return kind
-    if kind not in COMMUNICATORS:
-        raise ValueError(f"initialize: communicator must be a Communicator or one of "
-                         f"{list(COMMUNICATORS)}. Received: communicator={kind!r}")
     if kind == "auto":
         kind = "single" if not launched_by_mpi() else (
             "nccl" if state.backend().name == "cupy" else "mpi")
@@ -66,6 +63,9 @@ def initialize(job_addresses=None, num_processes=None, process_id=None, communic
         ImportError: launched by MPI but mpi4py is missing (``pip install lamina[mpi]``).
     """
     del job_addresses   # the MPI launcher places the processes
+    if not isinstance(communicator, Communicator) and communicator not in COMMUNICATORS:
+        raise ValueError(f"initialize: communicator must be a Communicator or one of "
+                         f"{list(COMMUNICATORS)}. Received: communicator={communicator!r}")
     current = _job["communicator"]
     if current is None:
         current = _make_communicator(communicator)

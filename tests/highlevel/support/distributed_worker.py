@@ -105,7 +105,24 @@ def raising(args, rank):
     model.fit(x, y, batch_size=10, epochs=1000, callbacks=[_Raises()], verbose=0)
 
 
-SCENARIOS = {"train": train, "checkpoint": checkpoint, "early_stopping": early_stopping,
+def collectives(args, rank):
+    """Every MPICommunicator collective, results written for the test."""
+    communicator = lamina.distribution.get_communicator()
+    summed = np.arange(6, dtype="float64") * (rank + 1)
+    communicator.allreduce(summed)
+    started = np.full(5, rank + 1.0, dtype="float32")
+    communicator.allreduce_start(started).wait()
+    broadcast = np.full(3, float(rank))
+    communicator.broadcast(broadcast, root=1)
+    chief = communicator.broadcast_object({"rank": rank})
+    everyone = communicator.allgather_object(rank * 10)
+    communicator.barrier()
+    np.savez(f"{args.out}.rank{rank}.npz", summed=summed, started=started,
+             broadcast=broadcast, chief=np.array(chief["rank"]), everyone=np.array(everyone),
+             size=np.array(communicator.size), name=np.array(communicator.name))
+
+
+SCENARIOS = {"train": train, "collectives": collectives, "checkpoint": checkpoint, "early_stopping": early_stopping,
              "raise": raising}
 
 
