@@ -145,6 +145,10 @@ class BatchNormalization(BaseNormalization):
         axis: only ``-1`` (channels-last) is supported.
         momentum, epsilon: Keras' defaults 0.99 and 1e-3.
         center, scale: learn ``beta`` / ``gamma``.
+        synchronized: in data-parallel training (``lamina.distribution``), compute the
+            batch statistics over the global batch of every process (their sums are
+            reduced across processes) instead of each process' own rows. Outside such
+            training it changes nothing.
     Weights: ``gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``
     (non-trainable), each (channels,).
     """

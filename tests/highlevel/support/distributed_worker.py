@@ -122,8 +122,8 @@ def collectives(args, rank):
              size=np.array(communicator.size), name=np.array(communicator.name))
 
 
-SCENARIOS = {"train": train, "collectives": collectives, "checkpoint": checkpoint, "early_stopping": early_stopping,
-             "raise": raising}
+SCENARIOS = {"train": train, "collectives": collectives, "checkpoint": checkpoint,
+             "early_stopping": early_stopping, "raise": raising}
 
 
 def main():
