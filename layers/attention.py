@@ -159,7 +159,7 @@ class MultiHeadAttention(Layer):
         return _HeadProjection(name, out_dims, contract, self, self.use_bias,
                                self.kernel_initializer, self.bias_initializer,
                                self.kernel_regularizer, self.bias_regularizer,
-                               self.kernel_constraint, self.bias_constraint, self.dtype)
+                               self.kernel_constraint, self.bias_constraint, self.dtype_policy)
 
     # Keras' public names of the projections (also the weights-file group names).
     query_dense = property(lambda self: self._query_dense)

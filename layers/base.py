@@ -18,18 +18,21 @@ import warnings
 import numpy as np
 
 from ..backends import autodiff, no_grad, state
+from ..backends import autocast as autocast_module
 from ..backends.autodiff import Tensor, Variable
 from ..backends.registry import Registry
 from .options import constraints as constraints_module
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
 from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
+from .dtype_policy_mixin import DTypePolicyMixin
 from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
     warn_mask_dropped
 from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
     map_structure, merge_traced_shapes, placeholders, rebuild_shapes
 
 LAYERS = Registry("layer")
+
 
 _name_counts = {}
 _names_lock = threading.Lock()
@@ -85,6 +88,13 @@ def unique_name(base):
     return base if count == 0 else f"{base}_{count}"
 
 
+def reset_names():
+    """Forget the default names given so far: the next ``Dense()`` is ``dense`` again
+    (what ``keras.utils.clear_session`` does to names)."""
+    with _names_lock:
+        _name_counts.clear()
+
+
 def snake_case(class_name):
     """``"Conv2D"`` -> ``"conv2d"``, ``"MultiHeadAttention"`` -> ``"multi_head_attention"``."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
@@ -103,13 +113,17 @@ class InputSpec:
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
 
 
-class Layer:
+class Layer(DTypePolicyMixin):
     """Base class of every layer.
 
     Args:
         name: unique name; defaults to the snake-cased class name with a counter.
         trainable: whether the layer's weights are trained.
-        dtype: the dtype of weights and computations (default ``floatx()``).
+        dtype: a dtype policy (a name such as ``"float32"`` or ``"mixed_float16"``, or a
+            :class:`~lamina.dtype_policies.DTypePolicy`); default the global policy
+            (``lamina.mixed_precision.set_global_policy``). Weights are created in its
+            ``variable_dtype``; floating inputs are cast to its ``compute_dtype``, and under
+            a mixed policy weights are read in the compute dtype (Keras' autocast).
         input_shape: optional shape without the batch axis, for the first layer of a
             ``Sequential`` model (as in Keras).
 
@@ -156,9 +170,7 @@ class Layer:
                              f"weight paths, as in Keras), got name={name!r}")
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = bool(trainable)
-        if isinstance(dtype, dict):  # Keras 3 DTypePolicy config
-            dtype = dtype.get("config", {}).get("name")
-        self.dtype = "string" if dtype == "string" else np.dtype(dtype or state.floatx()).name
+        self.dtype_policy = dtype
         self.built = False
         self._own_weights = []
         self._sublayers = []
@@ -376,7 +388,7 @@ class Layer:
         return self._traced_output_shape((placeholders,), {})
 
     def _trace_dtypes(self, input_shape):
-        return getattr(self, "_last_input_dtypes", None) or [self.dtype] * len(
+        return getattr(self, "_last_input_dtypes", None) or [self._compute_dtype] * len(
             flat_shapes(input_shape))
 
     def _traced_output_shape(self, args, kwargs):
@@ -404,7 +416,8 @@ class Layer:
 
     def get_config(self):
         """Constructor arguments as a JSON-serializable dict (Keras' base keys)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self._dtype_policy_config()}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config
@@ -458,6 +471,10 @@ class Layer:
                 _outermost_call.layer = None
         if type(inputs) is not Tensor:
             inputs = self._convert_inputs(inputs)
+        elif inputs.data.dtype != self._compute_dtype and inputs.data.dtype.kind == "f":
+            inputs = self._autocast_input(inputs)
+        if args and self._autocast_dtype is not None:
+            args = tuple(self._convert_inputs(a) for a in args)
         if not self.built:
             self._maybe_build(_shape_of(inputs))
         elif self.input_spec is not None and type(inputs) is Tensor:
@@ -476,7 +493,11 @@ class Layer:
                 kwargs["mask"] = mask
         if not self._call_accepts_mask:
             kwargs.pop("mask", None)
-        outputs = self.call(inputs, *args, **kwargs)
+        if self._autocast_dtype != autocast_module.autocast_dtype():
+            with autocast_module.autocast_scope(self._autocast_dtype):
+                outputs = self.call(inputs, *args, **kwargs)
+        else:
+            outputs = self.call(inputs, *args, **kwargs)
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
                 self.add_loss(self.activity_regularizer(output))
@@ -489,13 +510,16 @@ class Layer:
 
     def _convert_inputs(self, inputs):
         def convert(value):
-            if isinstance(value, Tensor) or value is None:
+            if value is None:
                 return value
-            if self.dtype == "string":   # a string input (Input(dtype="string")) stays NumPy
+            if isinstance(value, Tensor):
+                return self._autocast_input(value) if value.data.dtype.kind == "f" and \
+                    value.data.dtype != self._compute_dtype else value
+            if self._compute_dtype == "string":   # Input(dtype="string") stays NumPy
                 return np.asarray(value, dtype=object)
             array = autodiff.as_engine_array(value)
-            if array.dtype.kind == "f" and array.dtype != self.dtype:
-                array = array.astype(self.dtype)
+            if array.dtype.kind == "f" and array.dtype != self._compute_dtype:
+                array = array.astype(self._compute_dtype)
             return Tensor(array)
 
         if isinstance(inputs, (list, tuple, dict)):
@@ -534,7 +558,7 @@ class Layer:
         return outputs
 
     def _output_dtype(self, inputs):
-        return self.dtype
+        return self._compute_dtype
 
     # ------------------------------------------------------------------ graph position
     def _node_attribute(self, attribute, what):

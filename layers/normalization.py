@@ -2,6 +2,7 @@
 GroupNormalization (any channel axis) and UnitNormalization."""
 
 from ..backends import ops, replica, state
+from ..backends.autocast import autocast_scope
 from ..backends.autodiff import record
 from ..backends.ops.core import data_of
 from .options import initializers as initializers_module
@@ -196,6 +197,10 @@ class BatchNormalization(BaseNormalization):
         return False
 
     def call(self, inputs, training=None, mask=None):
+        if inputs.dtype.itemsize < 4:   # float16 (mixed precision): normalized in float32
+            with autocast_scope(None):  # as Keras, and the weights read as float32
+                outputs = self.call(ops.cast(inputs, "float32"), training)
+            return ops.cast(outputs, inputs.dtype)
         if training and not self._frozen():
             normalize = synchronized_batch_normalization if self.synchronized \
                 and replica.current_share() is not None else ops.batch_normalization_train

@@ -16,6 +16,7 @@ and optimizers join from ``highlevel``). Reading never uses ``module``: classes 
 from ..backends import registry
 from .base import LAYERS
 from .options.constraints import CONSTRAINTS
+from .options.dtype_policies import DTYPE_POLICIES
 from .options.initializers import INITIALIZERS
 from .options.regularizers import REGULARIZERS
 
@@ -45,8 +46,32 @@ def add_keras_module(kind_registry, module, keys=()):
 
 
 def legacy_entry(layer):
-    """``{"class_name", "config"}`` of a layer or a nested model."""
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
+    """``{"class_name", "config"}`` of a layer or a nested model; a class registered
+    with ``register_keras_serializable`` is named ``"package>name"``, as Keras' ``.h5``
+    writer does; objects that its ``get_config()`` returns as they are (a custom layer
+    holding a sublayer or a regularizer) become entries of their own, as Keras
+    serializes them."""
+    registered = registry.GLOBAL_CUSTOM_NAMES.get(type(layer))
+    return {"class_name": registered or layer.registered_class_name(),
+            "config": _entries_for_objects(layer.get_config())}
+
+
+def _entries_for_objects(value):
+    """``value`` with every configurable object in it (layers, regularizers,
+    initializers, constraints, at any depth of lists and dicts) as its entry."""
+    if isinstance(value, dict):
+        return {key: _entries_for_objects(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_entries_for_objects(item) for item in value]
+    if hasattr(value, "registered_class_name") and hasattr(value, "get_config"):
+        return serialize(value)
+    if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
+        return {"class_name": type(value).__name__,
+                "config": _entries_for_objects(value.get_config())}
+    return value
+
+
+add_keras_module(DTYPE_POLICIES, "keras", keys=("dtype",))
 
 
 def _is_own(obj):
@@ -114,10 +139,19 @@ def to_keras3(value, hint=LAYERS, classes=None):
     if isinstance(value.get("class_name"), str) and "config" in value and \
             not value["class_name"].startswith("__"):
         layer_entry = hint is LAYERS
-        module, registered_name = _place(value["class_name"], hint,
-                                         classes if layer_entry else {})
+        class_name = value["class_name"]
+        custom = registry.GLOBAL_CUSTOM_OBJECTS.get(class_name) if ">" in class_name \
+            else None
+        if "registered_name" in value:  # already in Keras 3's form (a nested object)
+            module, registered_name = value.get("module"), value["registered_name"]
+        elif custom is not None:        # a legacy "package>name": Keras 3 splits it
+            module, registered_name = getattr(custom, "__module__", None), class_name
+            class_name = getattr(custom, "__name__", class_name)
+        else:
+            module, registered_name = _place(class_name, hint,
+                                             classes if layer_entry else {})
         inner = value["config"]
-        result = {"module": module, "class_name": value["class_name"],
+        result = {"module": module, "class_name": class_name,
                   "config": _walk_config(inner, classes) if isinstance(inner, dict)
                   else inner,
                   "registered_name": registered_name}

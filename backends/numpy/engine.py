@@ -42,6 +42,18 @@ class NumpyBackend(ArrayEngine):
 
         return erf(x).astype(x.dtype, copy=False)
 
+    def linear(self, x, kernel, bias=None):
+        """float16 GEMMs run as float32 BLAS GEMMs rounded back to float16 (NumPy has no
+        float16 BLAS: its float16 matmul is several times slower than float32), as GPUs
+        accumulate float16 products in float32."""
+        if x.dtype == numpy.float16 and kernel.dtype == numpy.float16:
+            out = super().linear(x.astype(numpy.float32), kernel.astype(numpy.float32))
+            out = out.astype(numpy.float16)
+            if bias is not None:
+                out += bias
+            return out
+        return super().linear(x, kernel, bias)
+
     def scatter_add(self, shape, indices, updates):
         flat_indices = indices.reshape(-1)
         flat_updates = updates.reshape((flat_indices.shape[0],) + tuple(shape[1:]))

@@ -189,9 +189,9 @@ def dense(x, kernel, bias=None, activation=None):
         g2 = activation_backward(g, out, activation).reshape(-1, g.shape[-1])
         grad_x = grad_w = grad_b = None
         if needs[0]:
-            grad_x = (g2 @ w.T).reshape(a.shape)
+            grad_x = backend.linear(g2, w.T).reshape(a.shape)
         if needs[1]:
-            grad_w = a.reshape(-1, a.shape[-1]).T @ g2
+            grad_w = backend.linear(a.reshape(-1, a.shape[-1]).T, g2)
         if len(needs) > 2 and needs[2]:
             grad_b = g2.sum(axis=0)
         return grad_x, grad_w, grad_b

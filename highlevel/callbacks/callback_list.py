@@ -161,6 +161,7 @@ class CallbackList(Callback):
         self.on_train_batch_end(batch, logs)
 
     def _call_batch(self, hook, batch, logs):
+        logs = {} if logs is None else logs
         for function in self._batch_hooks[hook]:
             function(batch, logs)
 

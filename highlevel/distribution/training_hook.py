@@ -108,6 +108,9 @@ class DataParallelHook:
         finally:
             replica.set_share(None)
             self._local_rows = None
+            close = getattr(batches, "close", None)
+            if close is not None:    # a PyDataset's workers stop with its batches
+                close()
 
     # -------------------------------------------------------------- fit
     def begin_fit(self, model, initial_epoch):

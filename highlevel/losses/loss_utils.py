@@ -18,7 +18,8 @@ def _as_pred(y_pred, dtype=None):
         y_pred = Tensor(y_pred)
     if dtype is not None and y_pred.dtype != dtype:
         return ops.cast(y_pred, dtype)
-    if y_pred.dtype.kind != "f":
+    if y_pred.dtype.kind != "f" or y_pred.dtype.itemsize < 4:
+        # float16 model outputs (mixed precision): the loss is computed in floatx (Keras')
         return ops.cast(y_pred, state.floatx())
     return y_pred
 

@@ -1,6 +1,7 @@
 """``Sequential``: a plain stack of layers, each feeding the next."""
 
 from ...layers.base import LAYERS, Layer, attach_masks, unique_name
+from ...layers.options import dtype_policies
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor
 from ..saving import serialization
@@ -137,7 +138,8 @@ class Sequential(Model):
         layers = [serialization.serialize_layer(layer) for layer in self._stack]
         if self._input_layer is not None:
             layers.insert(0, serialization.serialize_layer(self._input_layer))
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype,
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policies.config_value(self.dtype_policy),
                   "layers": layers}
         if self._build_input_shape is not None:
             config["build_input_shape"] = list(self._build_input_shape)
@@ -148,6 +150,8 @@ class Sequential(Model):
         layers = [serialization.deserialize_layer(entry, custom_objects)
                   for entry in config.get("layers", [])]
         model = cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
+        if config.get("dtype") is not None:   # the policy compile() follows (loss scaling)
+            model.dtype_policy = config["dtype"]
         if model._graph is None and config.get("build_input_shape"):
             model.build(tuple(config["build_input_shape"]))
         return model

@@ -9,6 +9,8 @@ from .optimizer import OPTIMIZERS, Optimizer
 class Adam(Optimizer):
     """Adam (Keras' form, epsilon outside the square root), optionally AMSGrad."""
 
+    slot_groups = (("momentum", "velocity"), ("velocity_hat",))
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name="adam", **kwargs):

@@ -9,6 +9,8 @@ class RMSprop(Optimizer):
     """RMSprop (Keras' form, epsilon inside the square root), optional momentum and
     ``centered`` variant."""
 
+    slot_groups = (("velocity",), ("momentum",), ("average_gradient",))
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name="rmsprop", **kwargs):

@@ -175,36 +175,33 @@ def _class_key(layer):
 
 
 # ---------------------------------------------------------------------------- optimizer
-# Keras creates the slots of these optimizers in groups: the names of one group are
-# interleaved per variable, groups follow each other (Adam: momentum/velocity pairs, then
-# every velocity_hat).
-_SLOT_GROUPS = {
-    "Adam": (("momentum", "velocity"), ("velocity_hat",)),
-    "AdamW": (("momentum", "velocity"), ("velocity_hat",)),
-    "SGD": (("momentum",),),
-    "RMSprop": (("velocity",), ("momentum",), ("average_gradient",)),
-    "Adagrad": (("accumulator",),),
-}
-
-
 def optimizer_layout(optimizer, variables, variable_names):
     """Keras' list of optimizer variables for ``variables`` (the model's trainable
     weights, named ``variable_names`` in the legacy layout):
     ``[(weight name, kind, variable index or None, slot name or None)]`` with kind
-    ``"iteration"``, ``"learning_rate"`` (only for a float learning rate) or ``"slot"``."""
+    ``"iteration"``, ``"learning_rate"`` (only for a float learning rate), ``"slot"``
+    or ``"state"`` (a variable of the optimizer's own, ``state_variables``), in the
+    optimizer's ``keras_layout`` order; a LossScaleOptimizer lists its own iteration,
+    learning rate, ``"step_counter"`` and ``"dynamic_scale"``, then its inner
+    optimizer's layout."""
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if inner is not None:
+        prefix = optimizer.name
+        return [(f"{prefix}/iteration", "own_iteration", None, None),
+                (f"{prefix}/learning_rate", "own_learning_rate", None, None),
+                (f"{prefix}/step_counter", "step_counter", None, None),
+                (f"{prefix}/dynamic_scale", "dynamic_scale", None, None),
+                *optimizer_layout(inner, variables, variable_names)]
     prefix = optimizer.name
     layout = [(f"{prefix}/iteration", "iteration", None, None)]
     if not callable(optimizer._learning_rate):
         layout.append((f"{prefix}/learning_rate", "learning_rate", None, None))
-    slot_names = tuple(optimizer.slot_names)
-    groups = _SLOT_GROUPS.get(type(optimizer).__name__, (slot_names,))
-    grouped = [tuple(s for s in group if s in slot_names) for group in groups]
-    leftover = tuple(s for s in slot_names if not any(s in g for g in grouped))
-    for group in [g for g in grouped if g] + ([leftover] if leftover else []):
-        for index, name in enumerate(variable_names):
-            flat = name.replace("/", "_")
-            for slot in group:
-                layout.append((f"{prefix}/{flat}_{slot}", "slot", index, slot))
+    for index, slot in optimizer.keras_layout(len(variable_names)):
+        if index is None:
+            layout.append((f"{prefix}/{slot}", "state", None, slot))
+        else:
+            flat = variable_names[index].replace("/", "_")
+            layout.append((f"{prefix}/{flat}_{slot}", "slot", index, slot))
     return layout
 
 
@@ -217,14 +214,11 @@ _IGNORED_KEYS = {"quantization_config", "lora_rank", "lora_alpha", "optional", "
 
 def dtype_name(value):
     """A dtype from a config: a string, or Keras' DTypePolicy dict (``{"class_name":
-    "DTypePolicy", "config": {"name": "float32"}}``; a mixed policy gives its variable
-    dtype)."""
+    "DTypePolicy", "config": {"name": "float32"}}`` gives its policy name, such as
+    ``"mixed_float16"``, which lamina layers take as ``dtype``)."""
     if isinstance(value, dict):
         config = value.get("config") or {}
-        name = config.get("name", "float32")
-        if name.startswith("mixed_"):
-            return "float16" if "float16" in name else "float32"
-        return name
+        return config.get("name", "float32")
     return value
 
 

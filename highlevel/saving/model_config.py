@@ -112,7 +112,7 @@ def _check_dtype(value, source, label):
     """ConfigError unless a layer config's ``dtype`` is absent or a real numeric, boolean
     or string dtype (a Keras DTypePolicy dict gives its name)."""
     name = keras_files.dtype_name(value)
-    if name is None or name in ("bfloat16", "string"):   # "string": text inputs
+    if name is None or name in ("bfloat16", "string", "mixed_float16", "mixed_bfloat16"):
         return
     try:
         kind = np.dtype(name).kind if isinstance(name, str) else None

@@ -33,6 +33,7 @@ from .errors import (CheckpointError, ConfigError, CorruptFileError, MissingConf
                      NotHDF5Error, TruncatedFileError, UnknownClassError,
                      UnsupportedFormatError, WeightMismatchError, describe)
 from .h5io import CheckpointNotFoundError
+from .object_registration import CustomObjectScope
 
 SEED_ATTR = "lamina_random_seed"
 # A stored config may create at most the file's weight values plus this many (so a file
@@ -239,6 +240,13 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Raises:
         One of the :mod:`checkpoint_errors`, naming the file (and the layer).
     """
+    # Keras: the custom objects resolve everywhere inside the load, also where a config
+    # names them deep down (a custom activation function of a Dense).
+    with CustomObjectScope(custom_objects or {}):
+        return _load_model(filepath, custom_objects, compile, safe_mode)
+
+
+def _load_model(filepath, custom_objects, compile, safe_mode):
     from . import keras_zip          # keras_zip builds on this module
     if keras_zip.is_keras_zip(filepath):
         return keras_zip.load_model(filepath, custom_objects, compile, safe_mode)

@@ -80,8 +80,8 @@ def rebuild_functional(config, custom_objects=None):
             if outputs is None:
                 raise KeyError((layer_name, node_index))
             return outputs[tensor_index]
-        if isinstance(value, list):
-            return [resolve(v) for v in value]
+        if isinstance(value, (list, tuple)):    # tuples stay in in-memory configs (clone)
+            return type(value)(resolve(v) for v in value)
         if isinstance(value, dict):
             return {k: resolve(v) for k, v in value.items()}
         return value

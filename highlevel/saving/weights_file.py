@@ -133,9 +133,11 @@ def write_legacy_weights(group, model):
     return [[layer.name for layer in layers], structure, own_names]
 
 
-def write_layout_weights(handle, model, optimizer_values=None):
+def write_layout_weights(handle, model, optimizer_values=None, inner_values=None):
     """Write ``model`` in Keras 3's weights layout (plus ``optimizer/vars`` when
-    ``optimizer_values`` is given); returns the structure the layout checksum covers."""
+    ``optimizer_values`` is given, and ``optimizer/inner_optimizer/vars`` for a
+    LossScaleOptimizer's ``inner_values``, which Keras writes there too); returns the
+    structure the layout checksum covers."""
     structure = []
     for entry in keras_files.weights_layout_entries(model):
         path = f"{entry.path}/vars" if entry.path else "vars"
@@ -144,13 +146,17 @@ def write_layout_weights(handle, model, optimizer_values=None):
         for index, variable in enumerate(entry.variables):
             integrity.write_array(group, str(index), variable.numpy())
         structure.append([path, entry.name, len(entry.variables)])
-    if optimizer_values is not None:
-        name, values = optimizer_values
-        group = handle.require_group("optimizer/vars")
+    groups = [("optimizer/vars", optimizer_values),
+              ("optimizer/inner_optimizer/vars", inner_values)]
+    for path, named_values in groups:
+        if named_values is None:
+            continue
+        name, values = named_values
+        group = handle.require_group(path)
         integrity.write_text_attr(group, "name", name)
         for index, value in enumerate(values):
             integrity.write_array(group, str(index), value)
-        structure.append(["optimizer/vars", name, len(values)])
+        structure.append([path, name, len(values)])
     return sorted(structure)
 
 
@@ -177,12 +183,16 @@ def write_weights_file(handle, model, include_optimizer=True):
     ``vars`` group, the optimizer state of a compiled model, and the layout checksum."""
     from . import optimizer_state
     write_root_attrs(handle)
-    values = None
+    values = inner_values = None
     if include_optimizer and getattr(model, "optimizer", None) is not None and \
             model.compiled:
-        values = (model.optimizer.name,
-                  [v for _, v in optimizer_state.optimizer_values(model)])
-    structure = write_layout_weights(handle, model, values)
+        named = optimizer_state.optimizer_values(model)
+        values = (model.optimizer.name, [v for _, v in named])
+        inner = getattr(model.optimizer, "inner_optimizer", None)
+        if inner is not None:
+            inner_values = (inner.name, [v for n, v in named
+                                         if n.startswith(f"{inner.name}/")])
+    structure = write_layout_weights(handle, model, values, inner_values)
     integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
         {"weights_layout": structure}))
 

@@ -12,6 +12,7 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor
 from ...backends.ops.losses import integer_labels
+from ..utils.py_dataset import ordered_batches
 
 
 def is_pandas(value):
@@ -216,6 +217,20 @@ def unpack_batch(batch):
         raise ValueError(f"a batch must be x, (x, y) or (x, y, sample_weight); got a tuple "
                          f"of {len(batch)}")
     return batch, None, None
+
+
+def sequence_batches(dataset, count):
+    """One pass over batches ``0 .. count-1`` of a ``Sequence``/``PyDataset`` as
+    ``(x, y, sample_weight)`` triples, in order, between its ``on_epoch_begin`` and
+    ``on_epoch_end``; a ``PyDataset`` with workers has them prepared by its workers while the
+    caller trains (``lamina.utils.py_dataset.ordered_batches``). Close it (or let it go) to
+    stop the workers early."""
+    if hasattr(dataset, "on_epoch_begin"):
+        dataset.on_epoch_begin()
+    for batch in ordered_batches(dataset, count):
+        yield unpack_batch(batch)
+    if hasattr(dataset, "on_epoch_end"):
+        dataset.on_epoch_end()
 
 
 def class_weight_to_sample_weight(y, class_weight):

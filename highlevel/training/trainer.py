@@ -7,6 +7,8 @@ back for the running average. Randomness of each epoch (shuffling, dropout) is d
 from (seed, epoch), so a resumed ``fit`` repeats an uninterrupted one bit for bit.
 """
 
+from contextlib import closing
+
 import numpy as np
 
 from ...backends import no_grad, state
@@ -17,10 +19,12 @@ from .. import callbacks as callbacks_module
 from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
-                            is_sequence_like, structure_to_list, unpack_batch)
+                            is_sequence_like, sequence_batches, structure_to_list,
+                            unpack_batch)
 from .arguments import check_count, check_fit_arguments, check_verbose
 
 
@@ -45,7 +49,7 @@ class Trainer:
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None):
+                jit_compile=None, auto_scale_loss=True):
         """Configure training.
 
         Args:
@@ -54,8 +58,13 @@ class Trainer:
             metrics: list of names/Metric instances (applied to each output), a list of
                 lists, or a dict keyed by output name.
             loss_weights: list/dict of floats weighting each output's loss.
+            auto_scale_loss: under the ``"mixed_float16"`` dtype policy, wrap the optimizer
+                in a :class:`LossScaleOptimizer` (dynamic loss scaling), as Keras.
         """
         self.optimizer = optimizers_module.get(optimizer)
+        if auto_scale_loss and self.dtype_policy.name == "mixed_float16" \
+                and not isinstance(self.optimizer, LossScaleOptimizer):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         names = self._output_names_for_compile()
         self._compiled_loss = CompiledLoss(loss, loss_weights, names)
         self._compiled_metrics = CompiledMetrics(metrics, weighted_metrics, names,
@@ -132,7 +141,12 @@ class Trainer:
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
-        gradients = grad(loss, variables)
+        scaled = self.optimizer.scale_loss(loss)
+        if scaled is loss:
+            gradients = grad(loss, variables)
+        else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
+            with np.errstate(over="ignore", invalid="ignore"):
+                gradients = grad(scaled, variables)
         hook = distribution_hook.current()
         if hook is not None:   # data-parallel: the average over the processes
             gradients = hook.reduce_gradients(gradients)
@@ -223,15 +237,18 @@ class Trainer:
             return
         if is_sequence_like(x):
             count = len(x) if steps is None else min(steps, len(x))
-            for index in range(count):
-                yield unpack_batch(x[index])
-            if hasattr(x, "on_epoch_end"):
-                x.on_epoch_end()
+            yield from sequence_batches(x, count)
             return
         for step, batch in enumerate(x):
             if steps is not None and step >= steps:
                 return
             yield unpack_batch(batch)
+
+    @staticmethod
+    def _this_process_batches(batches):
+        """``batches``; in data-parallel training, this process' rows of each batch."""
+        hook = distribution_hook.current()
+        return batches if hook is None else hook.local_batches(batches)
 
     def _prepare(self, x, y, sample_weight, class_weight=None, source="x"):
         if is_sequence_like(x) or is_generator_like(x):
@@ -302,6 +319,7 @@ class Trainer:
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
         outer_scope = state.push(generator=state.generator(), epoch_key=None)
+        batches = None   # closed on the way out: a PyDataset's workers stop with fit
         try:
             for epoch in range(initial_epoch, epochs):
                 self.reset_metrics()
@@ -316,8 +334,7 @@ class Trainer:
                 state.set_generator(derived_generator(2, *epoch_key))
                 batches = self._batch_iterator(data, None, None, batch_size, steps,
                                                shuffle_key=epoch_key if shuffle else None)
-                if hook is not None:   # data-parallel: this process' rows of each batch
-                    batches = hook.local_batches(batches)
+                batches = self._this_process_batches(batches)
                 logs = {}
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
@@ -330,14 +347,18 @@ class Trainer:
                     val_logs = self._evaluate_data(validation,
                                                    arguments.validation_batch_size,
                                                    arguments.validation_steps,
-                                                   callback_list=None)
+                                                   callback_list=callback_list)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
                     break
         finally:
+            if batches is not None:
+                batches.close()
             self._step_variables = None
             state.restore(outer_scope)
+        if epochs > 0:      # Keras: an EMA optimizer writes its averages into the weights
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callback_list.on_train_end(epoch_logs)
         return self.history
 
@@ -368,16 +389,15 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        batches = self._batch_iterator(data, None, None, batch_size, steps)
-        hook = distribution_hook.current()
-        if hook is not None:   # data-parallel: this process' rows of each batch
-            batches = hook.local_batches(batches)
-        for step, batch in enumerate(batches):
-            if callback_list is not None:
-                callback_list.on_test_batch_begin(step)
-            step_logs = self.test_step(batch)
-            if callback_list is not None:
-                callback_list.on_test_batch_end(step, None)
+        batches = self._this_process_batches(
+            self._batch_iterator(data, None, None, batch_size, steps))
+        with closing(batches):
+            for step, batch in enumerate(batches):
+                if callback_list is not None:
+                    callback_list.on_test_batch_begin(step)
+                step_logs = self.test_step(batch)
+                if callback_list is not None:    # Keras: the loss and metrics so far
+                    callback_list.on_test_batch_end(step, self._step_logs(step_logs))
         logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
@@ -387,7 +407,7 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs as NumPy arrays (a list for several outputs), computed in batches
         with no graph recorded, whatever the engine."""
-        check_verbose(verbose)
+        verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
         if is_sequence_like(x) or is_generator_like(x):
@@ -397,18 +417,28 @@ class Trainer:
             data = ArrayData(xs, None, None, self._input_dtypes(), input_keys=keys)
             self._check_data_shapes(data.x)
         backend = state.backend()
+        callback_list = callbacks_module.CallbackList(
+            callbacks, add_history=False, add_progbar=verbose != 0, model=self,
+            verbose=verbose, epochs=1,
+            steps=steps or (data.num_batches(batch_size) if isinstance(data, ArrayData)
+                            else None))
+        callback_list.on_predict_begin()
         collected = None
-        batches = self._batch_iterator(data, None, None, batch_size, steps)
+        batches = self._this_process_batches(
+            self._batch_iterator(data, None, None, batch_size, steps))
+        with closing(batches):
+            for step, batch in enumerate(batches):
+                callback_list.on_predict_batch_begin(step)
+                outputs = flatten(self.predict_step(batch))
+                arrays = [backend.to_numpy(o.data) for o in outputs]
+                if collected is None:
+                    collected = [[] for _ in arrays]
+                for store, array in zip(collected, arrays):
+                    store.append(array)
+                callback_list.on_predict_batch_end(
+                    step, {"outputs": arrays[0] if len(arrays) == 1 else arrays})
+        callback_list.on_predict_end()
         hook = distribution_hook.current()
-        if hook is not None:   # data-parallel: this process' rows of each batch
-            batches = hook.local_batches(batches)
-        for batch in batches:
-            outputs = flatten(self.predict_step(batch))
-            arrays = [backend.to_numpy(o.data) for o in outputs]
-            if collected is None:
-                collected = [[] for _ in arrays]
-            for store, array in zip(collected, arrays):
-                store.append(array)
         if hook is not None:   # every process' rows, in the single-process order
             collected = hook.gather(collected)
         if collected is None:

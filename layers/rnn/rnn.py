@@ -304,7 +304,7 @@ class SimpleRNN(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="simple_rnn_cell",
-                dtype=self.dtype)
+                dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -339,7 +339,7 @@ class LSTM(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="lstm_cell",
-                dtype=self.dtype)
+                dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -378,7 +378,7 @@ class GRU(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, reset_after=reset_after,
-                name="gru_cell", dtype=self.dtype)
+                name="gru_cell", dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,

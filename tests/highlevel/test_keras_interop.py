@@ -60,7 +60,7 @@ def assert_predicts_like_keras(model, name):
 def test_the_data_files_are_small():
     total = sum(os.path.getsize(os.path.join(DATA, f)) for f in os.listdir(DATA)
                 if os.path.isfile(os.path.join(DATA, f)))
-    assert total < 1_000_000
+    assert total < 1_500_000   # reference data of every Keras comparison together
 
 
 @pytest.mark.parametrize("name", zoo.NAMES)

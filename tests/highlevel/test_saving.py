@@ -314,7 +314,24 @@ def _mha():
     return [x], layers.MultiHeadAttention(num_heads=2, key_dim=3)(x, x)
 
 
+def _cross():
+    a, b = lamina.Input((1,), dtype="int64"), lamina.Input((1,), dtype="string")
+    return [a, b], layers.HashedCrossing(5, output_mode="one_hot")([a, b])
+
+
 LAYER_CASES = {
+    "AutoContrast": _one(layers.AutoContrast, (5, 6, 3)),
+    "CenterCrop": _one(lambda: layers.CenterCrop(3, 4), (5, 6, 3)),
+    "HashedCrossing": _cross,
+    "RandomBrightness": _one(lambda: layers.RandomBrightness(0.2, seed=1), (5, 6, 3)),
+    "RandomContrast": _one(lambda: layers.RandomContrast(0.3, seed=1), (5, 6, 3)),
+    "RandomCrop": _one(lambda: layers.RandomCrop(3, 4, seed=1), (5, 6, 3)),
+    "RandomFlip": _one(lambda: layers.RandomFlip("horizontal", seed=1), (5, 6, 3)),
+    "RandomGrayscale": _one(lambda: layers.RandomGrayscale(0.5, seed=1), (5, 6, 3)),
+    "RandomRotation": _one(lambda: layers.RandomRotation(0.1, seed=1), (5, 6, 3)),
+    "RandomTranslation": _one(lambda: layers.RandomTranslation(0.1, 0.2, seed=1), (5, 6, 3)),
+    "RandomZoom": _one(lambda: layers.RandomZoom(0.2, seed=1), (5, 6, 3)),
+    "Resizing": _one(lambda: layers.Resizing(3, 4, interpolation="bicubic"), (5, 6, 3)),
     "Activation": _one(lambda: layers.Activation("tanh"), (5,)),
     "ActivityRegularization": _one(lambda: layers.ActivityRegularization(l1=0.1), (5,)),
     "Add": _two(layers.Add, (5,)),
