@@ -50,3 +50,14 @@ def check(result):
     """``result`` as a success, else fail with its output."""
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result
+
+
+def import_error_message(blocked, statement):
+    """The ImportError message of ``statement`` run in a fresh interpreter where the
+    module ``blocked`` cannot be imported ("" when it raises none)."""
+    code = (f"import sys; sys.modules[{blocked!r}] = None\n"
+            f"try:\n    {statement}\nexcept ImportError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, env=environment())
+    assert result.returncode == 0, result.stderr
+    return result.stdout

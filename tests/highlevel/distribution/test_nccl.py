@@ -1,9 +1,6 @@
 """NCCLCommunicator: it needs CuPy with NCCL and a GPU; without them it says what to
 install. (Its collectives are unverified on this CPU-only CI.)"""
 
-import subprocess
-import sys
-
 import pytest
 from harness import mpi
 
@@ -18,12 +15,9 @@ def _cupy_with_gpu():
 
 
 def test_missing_cupy_names_what_to_install():
-    code = ("import sys; sys.modules['cupy'] = None\n"
-            "from lamina.distribution import NCCLCommunicator\n"
-            "try:\n    NCCLCommunicator()\nexcept ImportError as e:\n    print(e)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120, env=mpi.environment())
-    assert "NCCL" in result.stdout and "cupy" in result.stdout, result.stdout + result.stderr
+    message = mpi.import_error_message(
+        "cupy", "from lamina.distribution import NCCLCommunicator; NCCLCommunicator()")
+    assert "NCCL" in message and "cupy" in message
 
 
 @pytest.mark.skipif(not _cupy_with_gpu(), reason="needs CuPy and an NVIDIA GPU")
