@@ -21,6 +21,7 @@ NAMESPACES = {
     "callbacks": ("lamina.highlevel.callbacks", "EarlyStopping"),
     "config": ("lamina.backends.config", "floatx"),
     "constraints": ("lamina.layers.options.constraints", "NonNeg"),
+    "distribution": ("lamina.highlevel.distribution", "DataParallel"),
     "initializers": ("lamina.layers.options.initializers", "GlorotUniform"),
     "layers": ("lamina.layers", "Dense"),
     "losses": ("lamina.highlevel.losses", "MeanSquaredError"),

@@ -3,7 +3,7 @@ with a hand-written backward (the fused cross-entropies are in :mod:`.losses`)."
 
 import math
 
-from .. import state
+from .. import replica, state
 from ..autodiff import Tensor
 from .activation_kernels import (activation_backward, add_bias_and_activate,
                                  check_fused_activation, sigmoid as sigmoid_array)
@@ -168,7 +168,11 @@ def dropout(x, rate, generator=None, noise_shape=None):
     generator = generator if generator is not None else state.generator()
     shape = a.shape if noise_shape is None else tuple(
         a.shape[i] if size is None else size for i, size in enumerate(noise_shape))
-    keep = backend.random_uniform(generator, shape, a.dtype) >= rate
+    def uniform(size):
+        return backend.random_uniform(generator, size, a.dtype)
+    # data-parallel training: the global batch's mask, this process' rows of it
+    batch_axis = noise_shape is None or noise_shape[0] is None
+    keep = (replica.draw_rows(uniform, shape) if batch_axis else uniform(shape)) >= rate
     mask = keep.astype(a.dtype) * a.dtype.type(1.0 / (1.0 - rate))
     return record(a * mask, (x,), lambda g, needs: (g * mask,), "dropout")
 

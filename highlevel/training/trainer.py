@@ -19,6 +19,7 @@ from .. import callbacks as callbacks_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
 from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from . import data_adapters
 from .arguments import check_count, check_fit_arguments, check_verbose
@@ -140,6 +141,9 @@ class Trainer:
 
     def get_metrics_result(self):
         """``{name: value}`` of every metric's current result."""
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: from the states summed over the processes
+            return hook.metrics_result(self.metrics)
         return {m.name: float(m.result()) for m in self.metrics}
 
     def train_step(self, data):
@@ -157,6 +161,9 @@ class Trainer:
         else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
             with np.errstate(over="ignore", invalid="ignore"):
                 gradients = grad(scaled, variables)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: the average over the processes
+            gradients = hook.reduce_gradients(gradients)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:
@@ -197,6 +204,12 @@ class Trainer:
             None if inputs is None else [(t.node.layer.name, t.shape) for t in inputs],
             self.name)
 
+    @staticmethod
+    def _this_process_batches(batches):
+        """``batches``; in data-parallel training, this process' rows of each batch."""
+        hook = distribution_hook.current()
+        return batches if hook is None else hook.local_batches(batches)
+
     # ------------------------------------------------------------------ fit
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -236,6 +249,9 @@ class Trainer:
         callback_list.on_train_begin()
         if self._initial_epoch_from_backup is not None:
             initial_epoch = max(initial_epoch, self._initial_epoch_from_backup)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: rank 0's seed, weights and optimizer state
+            initial_epoch = hook.begin_fit(self, initial_epoch)
         epoch_logs = {}
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
@@ -254,7 +270,9 @@ class Trainer:
                 state.set_epoch_key(epoch_key)
                 state.set_generator(derived_generator(2, *epoch_key))
                 logs = {}
-                for step, batch in enumerate(data.epoch(epoch_key if shuffle else None)):
+                batches = self._this_process_batches(
+                    data.epoch(epoch_key if shuffle else None))
+                for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
                     logs = self._step_logs(self.train_step(batch))
                     callback_list.on_train_batch_end(step, logs)
@@ -302,7 +320,7 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        with closing(data.epoch()) as batches:
+        with closing(self._this_process_batches(data.epoch())) as batches:
             for step, batch in enumerate(batches):
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
@@ -330,7 +348,7 @@ class Trainer:
             steps=data.steps)
         callback_list.on_predict_begin()
         collected = None
-        with closing(data.epoch()) as batches:
+        with closing(self._this_process_batches(data.epoch())) as batches:
             for step, batch in enumerate(batches):
                 callback_list.on_predict_batch_begin(step)
                 outputs = flatten(self.predict_step(batch))
@@ -342,6 +360,9 @@ class Trainer:
                 callback_list.on_predict_batch_end(
                     step, {"outputs": arrays[0] if len(arrays) == 1 else arrays})
         callback_list.on_predict_end()
+        hook = distribution_hook.current()
+        if hook is not None:   # every process' rows, in the single-process order
+            collected = hook.gather(collected)
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]
