@@ -27,7 +27,7 @@ import functools
 import numba
 import numpy as np
 
-from .cells import (_KERNEL_OPTIONS, _OPTIONS, gru_cell_backward, gru_cell_forward,
+from .cells import (KERNEL_OPTIONS, INLINE_OPTIONS, gru_cell_backward, gru_cell_forward,
                     lstm_cell_backward, lstm_cell_forward, tanh)
 
 _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112      # CBLAS enum values
@@ -77,7 +77,7 @@ def loop_kernels(cell, dtype):
     return functools.partial(forward, gemm), functools.partial(backward, gemm)
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _matmul(gemm, a, b, out, transpose_b):
     """``out = a @ b`` (``a @ b.T`` with ``transpose_b``); every array's rows contiguous
     and back to back in memory (C order, or a row range of a C-ordered array)."""
@@ -88,7 +88,7 @@ def _matmul(gemm, a, b, out, transpose_b):
 
 
 # ------------------------------------------------------------------ masks and dropout
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _feed(h, dropout, start, out):
     """``out`` = the rows ``start:`` of ``h`` as the recurrent GEMM sees them (scaled by
     the recurrent-dropout mask when there is one)."""
@@ -98,7 +98,7 @@ def _feed(h, dropout, start, out):
                 else h[start + r, j]
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _carry(keep, t, start, stop, new, old):
     """Rows masked at step ``t`` carry their state: ``new[row] = old[row]``."""
     if keep.shape[0]:
@@ -107,7 +107,7 @@ def _carry(keep, t, start, stop, new, old):
                 new[row] = old[row]
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _accumulate(state, upstream, start):
     """``state += upstream[start:]`` (the gradient reaching a step's output)."""
     for r in range(state.shape[0]):
@@ -115,7 +115,7 @@ def _accumulate(state, upstream, start):
             state[r, j] += upstream[start + r, j]
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _through(keep, t, start, state, out):
     """``out`` = the gradient that reaches step ``t``'s cell: ``state``, zero in the rows
     masked at ``t`` (there the gradient passes the step unchanged)."""
@@ -125,7 +125,7 @@ def _through(keep, t, start, state, out):
             out[r, j] = state[r, j] if kept else 0.0
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _passed(keep, t, start, dropout, value, state):
     """``state`` = the gradient reaching the state before step ``t``: ``value`` (scaled by
     the dropout mask) in the rows step ``t`` kept; masked rows keep ``state``."""
@@ -137,7 +137,7 @@ def _passed(keep, t, start, dropout, value, state):
 
 
 # ------------------------------------------------------------------ LSTM
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def lstm_loop_forward(gemm, gemm_input, bias, stacked_kernel, keep, dropout, start, stop,
                       gates, cell_activation, cs, hs):
     """The LSTM's time loop forward; see
@@ -153,7 +153,7 @@ def lstm_loop_forward(gemm, gemm_input, bias, stacked_kernel, keep, dropout, sta
         _carry(keep, t, start, stop, hs[t + 1], hs[t])
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, recurrent_kernel, keep,
                        dropout, start, stop, dh, dc, d_gates):
     """The LSTM's time loop backward; see
@@ -175,7 +175,7 @@ def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, recurrent_ker
 
 
 # ------------------------------------------------------------------ GRU (reset_after)
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def gru_loop_forward(gemm, projection, recurrent_bias, recurrent_kernel, keep, dropout,
                      start, stop, gates, memory, hs):
     """The GRU's time loop forward; see
@@ -190,7 +190,7 @@ def gru_loop_forward(gemm, projection, recurrent_bias, recurrent_kernel, keep, d
         _carry(keep, t, start, stop, hs[t + 1], hs[t])
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def gru_loop_backward(gemm, upstream, hs, gates, memory, recurrent_kernel, keep, dropout,
                       start, stop, dh, d_input, d_recurrent):
     """The GRU's time loop backward; see
@@ -212,7 +212,7 @@ def gru_loop_backward(gemm, upstream, hs, gates, memory, recurrent_kernel, keep,
 
 
 # ------------------------------------------------------------------ simple RNN (tanh)
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def simple_loop_forward(gemm, projection, recurrent_kernel, keep, dropout, start, stop,
                         activated, hs):
     """The simple RNN's time loop forward; see
@@ -230,7 +230,7 @@ def simple_loop_forward(gemm, projection, recurrent_kernel, keep, dropout, start
         _carry(keep, t, start, stop, hs[t + 1], hs[t])
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def simple_loop_backward(gemm, upstream, activated, recurrent_kernel, keep, dropout, start,
                          stop, dh, d_pre):
     """The simple RNN's time loop backward; see
