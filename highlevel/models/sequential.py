@@ -117,7 +117,9 @@ class Sequential(Model):
             return
         if input_shape is None:
             raise ValueError(f"Sequential '{self.name}' needs an input shape to build")
-        self._input_layer = InputLayer(batch_shape=(None,) + tuple(input_shape[1:]))
+        text = bool(self._stack) and getattr(self._stack[0], "takes_strings", False)
+        self._input_layer = InputLayer(batch_shape=(None,) + tuple(input_shape[1:]),
+                                       dtype="string" if text else None)
         self._rebuild()
 
     def call(self, inputs, training=None, mask=None):
@@ -130,6 +132,12 @@ class Sequential(Model):
             x = layer(x, training=training) if accepts_training else layer(x)
         return x
 
+    def expected_input_dtypes(self):
+        """``["string"]`` before the model is built when its first layer takes text."""
+        if self._stack and getattr(self._stack[0], "takes_strings", False):
+            return ["string"]
+        return None
+
     def _convert_inputs(self, inputs):
         # The Input layer's dtype decides (Input(dtype="string") keeps raw text), as does
         # a first layer taking text (TextVectorization) when there is no Input.
@@ -137,7 +145,8 @@ class Sequential(Model):
         if converter is None and self._stack and getattr(self._stack[0], "takes_strings",
                                                          False):
             converter = self._stack[0]
-        return Layer._convert_inputs(converter or self, inputs)
+        return Layer._convert_inputs(self, inputs) if converter is None else \
+            converter._convert_inputs(inputs)
 
     def ensure_built(self, input_shape):
         if self._graph is None:

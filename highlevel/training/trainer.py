@@ -194,13 +194,19 @@ class Trainer:
         return cached if cached is not None else self.trainable_weights
 
     # ------------------------------------------------------------------ data
+    def expected_input_dtypes(self):
+        """The input dtypes of a model that has no inputs yet (None: unknown; a Sequential
+        starting with a text layer says ``["string"]``)."""
+        return None
+
     def _data_spec(self):
         """What the data path needs of this model (names, dtypes, input shapes)."""
         graph = getattr(self, "_graph", None)
         inputs = None if graph is None else graph.flat_inputs
         return data_adapters.DataSpec(
             self.input_names, self._output_names_for_compile(),
-            None if inputs is None else [t.dtype for t in inputs], self.dtype,
+            self.expected_input_dtypes() if inputs is None else [t.dtype for t in inputs],
+            self.dtype,
             None if inputs is None else [(t.node.layer.name, t.shape) for t in inputs],
             self.name)
 

@@ -114,7 +114,7 @@ def text_model(with_input):
     return lamina.Sequential(stack)
 
 
-@pytest.mark.parametrize("with_input", [True])
+@pytest.mark.parametrize("with_input", [True, False])
 def test_sequential_takes_raw_strings(with_input):
     model = text_model(with_input)
     predicted = model.predict(SENTENCES, verbose=0)
