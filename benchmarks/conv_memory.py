@@ -59,6 +59,9 @@ def run_lamina(budget):
 def run_torch(_budget):
     import torch
 
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from workloads import torch_epoch
+
     torch.set_num_threads(2)
     torch.manual_seed(0)
     nn = torch.nn
@@ -72,14 +75,7 @@ def run_torch(_budget):
     loss_fn = nn.CrossEntropyLoss()
 
     def epoch():
-        order = torch.randperm(SAMPLES)
-        for start in range(0, SAMPLES, BATCH):
-            idx = order[start:start + BATCH]
-            optimizer.zero_grad(set_to_none=True)
-            loss = loss_fn(model(xt[idx]), yt[idx])
-            loss.backward()
-            optimizer.step()
-            loss.item()
+        torch_epoch(torch, model, optimizer, loss_fn, xt, yt, BATCH)
 
     return epoch
 

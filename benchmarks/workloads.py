@@ -173,6 +173,21 @@ def _torch_encoder(torch, library_attention):
     return Encoder()
 
 
+def torch_epoch(torch, model, optimizer, loss_fn, xt, yt, batch):
+    """One shuffled epoch of the plain PyTorch training loop; returns the mean loss."""
+    n = len(xt)
+    order = torch.randperm(n)
+    total = 0.0
+    for start in range(0, n, batch):
+        idx = order[start:start + batch]
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(xt[idx]), yt[idx])
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(idx)
+    return total / n
+
+
 def run_torch_mha(workload, epochs):
     """W5 with ``nn.MultiheadAttention`` (None for the other workloads)."""
     return run_torch(workload, epochs, library_attention=True) if workload == "W5" else None
@@ -230,16 +245,7 @@ def run_torch(workload, epochs, library_attention=False):
             return float(np.mean(np.concatenate(outs)))
     else:
         def run_epoch():
-            order = torch.randperm(n)
-            total = 0.0
-            for start in range(0, n, batch):
-                idx = order[start:start + batch]
-                optimizer.zero_grad(set_to_none=True)
-                loss = loss_fn(model(xt[idx]), yt[idx])
-                loss.backward()
-                optimizer.step()
-                total += loss.item() * len(idx)
-            return total / n
+            return torch_epoch(torch, model, optimizer, loss_fn, xt, yt, batch)
     return _timed(run_epoch, epochs)
 
 
