@@ -78,8 +78,6 @@ CROSS_CUTTING = {
     "benchmarks/test_quick_suite.py": "benchmarks/run.py --quick runs and reports",
     "highlevel/export/test_export.py": "model.export, the entry point of the export package "
                                        "(highlevel/export/__init__.py)",
-    "examples/test_keras_guides.py": "the keras.io guides of examples/keras_guides/, each "
-                                     "run in a subprocess",
     "highlevel/callbacks/test_callback_hooks.py": "the hook sequence fit/evaluate/predict "
                                                   "fire, against Keras 3.15 (trainer and "
                                                   "callbacks together)",
