@@ -30,6 +30,7 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
 from ...backends.registry import Registry
+from ...backends.trace import host_input
 from . import schedules as schedules_module
 from .packed_update import PackedGroup
 from .schedules import LearningRateSchedule
@@ -311,8 +312,9 @@ class Optimizer:
         if not targets:
             return
         arrays = self._clip_gradients(arrays)
-        lr = self.learning_rate
-        step = self._iterations + 1
+        # inputs of a traced step (lamina.backends.trace); plain numbers otherwise
+        lr = host_input("learning_rate", self.learning_rate)
+        step = host_input("step", self._iterations + 1)
         records = [self._records.get(id(v)) or self._create_record(v) for v in targets]
         group = self._packed_group(targets, records)
         if group is not None:

@@ -20,6 +20,7 @@ from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
 from .compile_utils import CompiledLoss, CompiledMetrics
+from .compiled_step import CompiledStep
 from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
                             is_sequence_like, sequence_batches, structure_to_list,
                             unpack_batch)
@@ -68,6 +69,9 @@ class Trainer:
                                 "weighted_metrics": _serializable(weighted_metrics)}
         self.compiled = True
         self.stop_training = False
+        # jit_compile=True: steps replayed from traces ("auto" and None stay eager)
+        self.jit_compile = jit_compile is True
+        self._jit_steps = {} if self.jit_compile else None
 
     def _output_names_for_compile(self):
         graph = getattr(self, "_graph", None)
@@ -155,6 +159,16 @@ class Trainer:
         x, _, _ = data
         with no_grad():
             return self(x, training=False)
+
+    def _step_function(self, kind):
+        """The ``kind`` step (``"train"``, ``"test"``, ``"predict"``) the loops call: a
+        :class:`CompiledStep` with ``jit_compile=True``, else the method itself."""
+        steps = getattr(self, "_jit_steps", None)
+        if steps is None:
+            return getattr(self, f"{kind}_step")
+        if kind not in steps:
+            steps[kind] = CompiledStep(self, kind)
+        return steps[kind]
 
     def _trainable_cache(self):
         # fit() refreshes this list at each epoch start, so a step does not walk the layers.
@@ -310,7 +324,7 @@ class Trainer:
                 logs = {}
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
-                    logs = self._step_logs(self.train_step(batch))
+                    logs = self._step_logs(self._step_function("train")(batch))
                     callback_list.on_train_batch_end(step, logs)
                     if self.stop_training:
                         break
@@ -363,7 +377,7 @@ class Trainer:
             for step, batch in enumerate(batches):
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
-                step_logs = self.test_step(batch)
+                step_logs = self._step_function("test")(batch)
                 if callback_list is not None:
                     callback_list.on_test_batch_end(step, None)
         logs = self._step_logs(step_logs)
@@ -388,7 +402,7 @@ class Trainer:
         collected = None
         with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
             for batch in batches:
-                outputs = flatten(self.predict_step(batch))
+                outputs = flatten(self._step_function("predict")(batch))
                 arrays = [backend.to_numpy(o.data) for o in outputs]
                 if collected is None:
                     collected = [[] for _ in arrays]
@@ -407,7 +421,7 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight, class_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        logs = self._step_logs(self.train_step(batch))
+        logs = self._step_logs(self._step_function("train")(batch))
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -416,7 +430,7 @@ class Trainer:
         data = self._adapt_arrays(x, y, sample_weight)
         self.reset_metrics()
         batch = next(self._batch_iterator(data, None, None, data.size, 1))
-        logs = self._step_logs(self.test_step(batch))
+        logs = self._step_logs(self._step_function("test")(batch))
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):

@@ -1,0 +1,128 @@
+"""Host scalars that are inputs of a trace (the learning rate, the step count).
+
+Inside a recorded step :func:`host_input` returns a :class:`TraceScalar`: a Python float
+that remembers the arithmetic done on it, so the Adam bias correction
+``lr * sqrt(1 - b2 ** step) / (1 - b1 ** step)`` becomes an expression the replay
+re-evaluates from each step's inputs, with the same float operations in the same order as
+eager mode (bit-identical). Outside a trace :func:`host_input` returns the value unchanged.
+"""
+
+import operator
+
+from . import session
+
+
+class TraceScalar(float):
+    """A float whose value is computed from named trace inputs by ``expression``:
+    ``("input", name)`` or ``(operator, operand, operand)`` with operands TraceScalars or
+    constants."""
+
+    __slots__ = ("expression",)
+
+    def __new__(cls, value, expression):
+        scalar = super().__new__(cls, value)
+        scalar.expression = expression
+        return scalar
+
+    def _apply(self, function, other, reflected):
+        if isinstance(other, bool) or not isinstance(other, (int, float)):
+            return NotImplemented
+        left, right = (other, self) if reflected else (self, other)
+        return TraceScalar(function(_plain(left), _plain(right)), (function, left, right))
+
+    def __add__(self, other):
+        return self._apply(operator.add, other, False)
+
+    def __radd__(self, other):
+        return self._apply(operator.add, other, True)
+
+    def __sub__(self, other):
+        return self._apply(operator.sub, other, False)
+
+    def __rsub__(self, other):
+        return self._apply(operator.sub, other, True)
+
+    def __mul__(self, other):
+        return self._apply(operator.mul, other, False)
+
+    def __rmul__(self, other):
+        return self._apply(operator.mul, other, True)
+
+    def __truediv__(self, other):
+        return self._apply(operator.truediv, other, False)
+
+    def __rtruediv__(self, other):
+        return self._apply(operator.truediv, other, True)
+
+    def __pow__(self, other):
+        return self._apply(operator.pow, other, False)
+
+    def __rpow__(self, other):
+        return self._apply(operator.pow, other, True)
+
+    def __neg__(self):
+        return TraceScalar(-float(self), (operator.neg, self))
+
+    def _host_decision(self, function, other):
+        session.mark_untraceable("Python control flow on a step input (learning rate or "
+                                 "step count)")
+        return function(float(self), other)
+
+    def __lt__(self, other):
+        return self._host_decision(operator.lt, other)
+
+    def __le__(self, other):
+        return self._host_decision(operator.le, other)
+
+    def __gt__(self, other):
+        return self._host_decision(operator.gt, other)
+
+    def __ge__(self, other):
+        return self._host_decision(operator.ge, other)
+
+    def __bool__(self):
+        return self._host_decision(operator.ne, 0.0)
+
+    __hash__ = float.__hash__
+
+
+def _plain(value):
+    return float(value) if isinstance(value, TraceScalar) else value
+
+
+def host_input(name, value):
+    """``value`` (a Python number), or inside a recorded step a :class:`TraceScalar` input
+    ``name`` of the trace: the replay supplies that step's value."""
+    recorder = session.active()
+    if recorder is None:
+        return value
+    recorder.step_input(name)
+    return TraceScalar(float(value), ("input", name))
+
+
+def evaluate(expression, inputs, memo):
+    """The float value of ``expression`` given ``inputs`` ``{name: value}`` (``memo``
+    caches shared sub-expressions by id), with eager mode's float operations."""
+    if not isinstance(expression, TraceScalar):
+        return expression
+    key = id(expression)
+    if key in memo:
+        return memo[key]
+    parts = expression.expression
+    if parts[0] == "input":
+        value = float(inputs[parts[1]])
+    else:
+        value = parts[0](*[evaluate(p, inputs, memo) for p in parts[1:]])
+    memo[key] = value
+    return value
+
+
+def structure(expression):
+    """A comparable description of ``expression`` (the same arithmetic on the same inputs
+    and constants gives equal structures)."""
+    if not isinstance(expression, TraceScalar):
+        return ("constant", type(expression).__name__, expression)
+    parts = expression.expression
+    if parts[0] == "input":
+        return parts
+    return (parts[0].__name__,) + tuple(structure(p) for p in parts[1:])
