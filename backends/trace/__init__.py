@@ -9,9 +9,9 @@ scalar (the learning rate, the step count) as an input of the trace.
 
 from .recorder import Recorder, root_of
 from .scalars import TraceScalar, host_input
-from .session import active, mark_untraceable, recording
+from .session import active, host_check, mark_untraceable, recording
 from .trace import Trace
 from .traced_array import TracedArray
 
-__all__ = ["Recorder", "Trace", "TraceScalar", "TracedArray", "active", "host_input",
+__all__ = ["Recorder", "Trace", "TraceScalar", "TracedArray", "active", "host_check", "host_input",
            "mark_untraceable", "recording", "root_of"]

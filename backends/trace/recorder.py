@@ -206,6 +206,18 @@ class Recorder:
             self.entries.append(Entry("call", function, args, kwargs))
         return returned
 
+    def check(self, function, args, active):
+        """A host-side input check (:func:`~lamina.backends.trace.host_check`), run with
+        recording paused (``active`` holds the recorder) and replayed as it is."""
+        args = self._spec(list(args))
+        active[0] = None
+        try:
+            result = function(*args)
+        finally:
+            active[0] = self
+        self.entries.append(Entry("call", function, args))
+        return result
+
     def cast(self, array, dtype):
         """``astype`` / ``copy``: the replay copies into the buffer with ``copyto``."""
         source = self._spec(array)

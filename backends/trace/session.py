@@ -31,6 +31,16 @@ def mark_untraceable(reason):
         recorder.untraceable(reason)
 
 
+def host_check(function, *args):
+    """``function(*args)``: a check that reads values on the host (label ranges) and
+    raises on bad input. Inside a recorded step it runs unrecorded and joins the trace
+    as one call, so every replay checks its batch too."""
+    recorder = _ACTIVE[0]
+    if recorder is None:
+        return function(*args)
+    return recorder.check(function, args, _ACTIVE)
+
+
 class _KernelModule:
     """A compiled-kernel module whose functions record their calls."""
 
