@@ -1,10 +1,11 @@
 """The compiled step of ``compile(jit_compile=True)``: record a step's kernel calls, replay.
 
 :class:`CompiledStep` wraps one of the model's steps (``train_step``, ``test_step`` or
-``predict_step``). Per input signature (kind, the batch's structure, shapes and dtypes, the
-trainable variables) the first call runs eagerly while a
-:class:`~lamina.backends.trace.Recorder` notes every kernel call; the second call records
-again and must give the same calls on the same buffers (else a third try, then eager mode);
+``predict_step``). Per input signature (the batch's structure, shapes and dtypes, the
+trainable variables) the first call runs eagerly (it builds what is created lazily:
+optimizer slots, packed buffers), the second runs eagerly while a
+:class:`~lamina.backends.trace.Recorder` notes every kernel call, the third records again
+and must give the same calls on the same buffers (else a fourth try, then eager mode);
 from then on the step is a :class:`~lamina.backends.trace.Trace` replay into preallocated
 buffers, with the learning rate and the step count as its inputs. A step that cannot be
 replayed (a host read such as ``float(tensor)``, Python control flow on the step inputs, op
@@ -19,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...backends.autodiff import Tensor, wrap
-from ...backends.trace import Recorder, Trace, TracedArray, recording, root_of
+from ...backends.trace import Recorder, Trace, TracedArray, recording
 
 #: Traces kept per step kind; the least recently used is dropped beyond this.
 MAX_TRACES = 8
@@ -63,6 +64,12 @@ class CompiledStep:
             self._cache.move_to_end(signature)
             self.replays += 1
             return cached.run(self.model, [a for a in leaves if a is not None])
+        if cached is None:
+            # the first step of a signature runs plainly: it builds what the model, the
+            # optimizer and the metrics create lazily (slots, packed buffers), so the
+            # recorded steps see all their state in place
+            self._store(signature, _WARM)
+            return step(data)
         return self._record(step, signature, leaves, rebuild, cached)
 
     # ------------------------------------------------------------- recording
@@ -115,6 +122,9 @@ class CompiledStep:
                       JitFallbackWarning, stacklevel=4)
 
 
+_WARM = "warm"   # the cache's mark of a signature whose first step ran
+
+
 class _Pending:
     """One recorded eager step, waiting for the next one to confirm its calls."""
 
@@ -146,7 +156,7 @@ class _Compiled:
         self.uses_step = "step" in recorder.step_inputs
         self.uses_rate = "learning_rate" in recorder.step_inputs
         self.kind = kind
-        self.result = _result_template(pending.result)
+        self.result = pending.result   # its Tensors wrap trace buffers each replay refills
 
     def intact(self):
         return self.swaps.intact()
@@ -322,14 +332,6 @@ def _copy_result(result):
     return result
 
 
-def _result_template(result):
-    """``result`` as a template :func:`_fill` turns into the replay's result (the Tensors
-    wrap the trace's buffers, which each replay refills)."""
-    if result is None:
-        return None
-    return result
-
-
 def _fill(template):
     if isinstance(template, Tensor):
         return wrap(template.data)
@@ -340,4 +342,4 @@ def _fill(template):
     return template
 
 
-__all__ = ["CompiledStep", "JitFallbackWarning", "MAX_TRACES", "root_of"]
+__all__ = ["CompiledStep", "JitFallbackWarning", "MAX_TRACES"]
