@@ -17,10 +17,15 @@ from .traced_array import TracedArray
 
 
 def root_of(array):
-    """The array that owns ``array``'s memory."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+    """The array that owns ``array``'s memory (also through the holder object that
+    ``as_strided`` views keep as their base)."""
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return array
+        array = base
 
 
 class Entry:
@@ -47,6 +52,7 @@ class Recorder:
         self.keep = []
         self.consts = []          # (root, snapshot, entry index of its restore)
         self.const_written = set()
+        self.kernel_outputs = set()   # consts first seen as a compiled kernel's argument
         self.reasons = []
         self.tmp_count = 0
         self.step_inputs = []
@@ -103,6 +109,10 @@ class Recorder:
             role = self.roles[id(root)]
         if role[0] == "const":
             self.const_written.add(role[1])
+
+    def new_buffer(self, array):
+        """``array`` (made by ``empty`` inside the step) is a buffer of the trace."""
+        self._new_tmp(root_of(array))
 
     def _new_tmp(self, root):
         self._register(root, ("tmp", self.tmp_count))
@@ -192,8 +202,12 @@ class Recorder:
         return self._finish(function, call_args, kwargs, result)
 
     def kernel(self, function, args, kwargs):
-        """A compiled kernel call: its array arguments may all be written."""
+        """A compiled kernel call: its array arguments may all be written. An array the
+        step made on the host and hands to a kernel first is taken as the kernel's output
+        buffer (restored each replay, its uninitialized contents not compared)."""
+        known = len(self.consts)
         args, kwargs = self._spec(list(args), written=True), self._spec(kwargs)
+        self.kernel_outputs.update(range(known, len(self.consts)))
         result = function(*_concrete(args), **_concrete(kwargs))
         return self._finish(function, args, kwargs, result, always=True)
 
@@ -295,8 +309,9 @@ class Recorder:
         return (type(value).__name__, value)
 
     def const_values(self):
-        """The snapshots of the consts, in first-use order."""
-        return [snapshot for _, snapshot, _ in self.consts]
+        """The snapshots of the consts, in first-use order (None for kernel outputs)."""
+        return [None if index in self.kernel_outputs else snapshot
+                for index, (_, snapshot, _) in enumerate(self.consts)]
 
 
 class _RecordingGenerator:

@@ -9,6 +9,8 @@ Outside a session nothing here runs: the only hooks in the eager path are the op
 import contextlib
 import threading
 
+import numpy
+
 from .. import random as random_module, state
 
 _ACTIVE = [None]
@@ -17,6 +19,26 @@ _LOCK = threading.Lock()
 # wrappers, so a kernel call becomes one trace entry.
 _KERNEL_SOURCES = ("optimizer_kernel", "compiled_module", "lstm_cell_kernels",
                    "gru_cell_kernels")
+
+
+_CREATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+             "full_like")
+
+
+def _traced_creator(create, thread):
+    from .traced_array import TracedArray
+
+    uninitialized = create.__name__.startswith("empty")
+
+    def creator(*args, **kwargs):
+        array = create(*args, **kwargs)
+        if threading.get_ident() == thread and type(array) is numpy.ndarray:
+            if uninitialized:   # no defined values to restore: a buffer of the trace
+                _ACTIVE[0].new_buffer(array)
+            return array.view(TracedArray)
+        return array
+
+    return creator
 
 
 def active():
@@ -113,9 +135,23 @@ def recording(recorder):
     shadowed = {name: backend.__dict__[name] for name in patches if name in backend.__dict__}
     backend.__dict__.update(patches)
     random_module.SeededStream.generator = stream_generator
+    # windows over a traced array (convolution) stay traced views
+    tricks = numpy.lib.stride_tricks
+    original_as_strided = tricks.as_strided
+    tricks.as_strided = lambda x, *args, **kwargs: original_as_strided(
+        x, *args, **{**kwargs, "subok": True})
+    # arrays the step creates (outputs, scratch) are traced too, so the calls on them are
+    # recorded; only on this thread
+    thread = threading.get_ident()
+    created = {name: getattr(numpy, name) for name in _CREATORS}
+    for name, original in created.items():
+        setattr(numpy, name, _traced_creator(original, thread))
     try:
         yield recorder
     finally:
+        for name, original in created.items():
+            setattr(numpy, name, original)
+        tricks.as_strided = original_as_strided
         random_module.SeededStream.generator = original_stream_generator
         for name in patches:
             backend.__dict__.pop(name, None)

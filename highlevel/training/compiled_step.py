@@ -142,8 +142,9 @@ class _Pending:
         """The same calls, on buffers in the same roles, with equal host-made consts."""
         if self.signature != other.signature or len(self.consts) != len(other.consts):
             return False
-        return all(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
-                   for a, b in zip(self.consts, other.consts))
+        return all((a is None and b is None) or (
+            a is not None and b is not None and a.shape == b.shape and a.dtype == b.dtype
+            and np.array_equal(a, b)) for a, b in zip(self.consts, other.consts))
 
 
 class _Compiled:
