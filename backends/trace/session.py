@@ -41,6 +41,21 @@ def _traced_creator(create, thread):
     return creator
 
 
+def _traced_converter(convert, contiguous):
+    """``asarray`` / ``ascontiguousarray`` that keep a TracedArray traced (NumPy's return
+    a plain array: the calls on it would go unrecorded)."""
+    from .traced_array import TracedArray
+
+    def converter(value, dtype=None, **kwargs):
+        if not isinstance(value, TracedArray) or kwargs or value.ndim == 0:
+            return convert(value, dtype=dtype, **kwargs)
+        if dtype is not None and numpy.dtype(dtype) != value.dtype:
+            value = value.astype(dtype)
+        return value.copy() if contiguous and not value.flags.c_contiguous else value
+
+    return converter
+
+
 def active():
     """The recorder of the step being traced now, or None."""
     return _ACTIVE[0]
@@ -146,10 +161,13 @@ def recording(recorder):
     created = {name: getattr(numpy, name) for name in _CREATORS}
     for name, original in created.items():
         setattr(numpy, name, _traced_creator(original, thread))
+    converters = {name: getattr(numpy, name) for name in ("asarray", "ascontiguousarray")}
+    for name, original in converters.items():
+        setattr(numpy, name, _traced_converter(original, name == "ascontiguousarray"))
     try:
         yield recorder
     finally:
-        for name, original in created.items():
+        for name, original in {**created, **converters}.items():
             setattr(numpy, name, original)
         tricks.as_strided = original_as_strided
         random_module.SeededStream.generator = original_stream_generator
