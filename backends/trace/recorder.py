@@ -224,11 +224,7 @@ class Recorder:
         """A host-side input check (:func:`~lamina.backends.trace.host_check`), run with
         recording paused (``active`` holds the recorder) and replayed as it is."""
         args = self._spec(list(args))
-        active[0] = None
-        try:
-            result = function(*args)
-        finally:
-            active[0] = self
+        result = _paused(active, self, function, *args)
         self.entries.append(Entry("call", function, args))
         return result
 
@@ -257,13 +253,14 @@ class Recorder:
         target[_concrete(key)] = _concrete(value)
         self.entries.append(Entry("setitem", None, [target, key, value]))
 
-    def generator(self, generator, getter):
+    def generator(self, generator, getter, active):
         """A stand-in for ``generator`` whose draws are trace entries; ``getter()`` gives
         the generator to draw from at replay time."""
-        return _RecordingGenerator(self, generator, getter)
+        return _RecordingGenerator(self, generator, getter, active)
 
-    def draw(self, generator, getter, name, size, dtype):
-        result = getattr(generator, name)(size=size, dtype=dtype)
+    def draw(self, generator, getter, name, size, dtype, active):
+        """One draw of ``generator`` (the generator allocates unrecorded)."""
+        result = _paused(active, self, getattr(generator, name), size=size, dtype=dtype)
         buffer, plain = self._buffer(result)
         self.entries.append(Entry("draw", getter, [name, np.dtype(dtype)], outs=(plain,)))
         return buffer
@@ -318,25 +315,30 @@ class _RecordingGenerator:
     """Stands in for an engine generator inside a recorded step (the draws the engine's
     ``random_uniform`` / ``random_normal`` make)."""
 
-    def __init__(self, recorder, generator, getter):
+    def __init__(self, recorder, generator, getter, active):
         self._recorder, self._generator, self._getter = recorder, generator, getter
+        self._active = active
 
     def random(self, size=None, dtype="float64"):
-        return self._recorder.draw(self._generator, self._getter, "random", size, dtype)
+        return self._recorder.draw(self._generator, self._getter, "random", size, dtype,
+                                   self._active)
 
     def standard_normal(self, size=None, dtype="float64"):
         return self._recorder.draw(self._generator, self._getter, "standard_normal", size,
-                                   dtype)
+                                   dtype, self._active)
 
     def __getattr__(self, name):
         self._recorder.untraceable(f"a random draw ({name}) the tracer does not replay")
         return getattr(self._generator, name)
 
 
-def _has_array(value):
-    if isinstance(value, (tuple, list)):
-        return any(_has_array(v) for v in value)
-    return isinstance(value, np.ndarray)
+def _paused(active, recorder, function, *args, **kwargs):
+    """``function(*args, **kwargs)`` with ``recorder`` (held in ``active``) paused."""
+    active[0] = None
+    try:
+        return function(*args, **kwargs)
+    finally:
+        active[0] = recorder
 
 
 def _concrete(value):

@@ -32,7 +32,8 @@ def _traced_creator(create, thread):
 
     def creator(*args, **kwargs):
         array = create(*args, **kwargs)
-        if threading.get_ident() == thread and type(array) is numpy.ndarray:
+        if threading.get_ident() == thread and type(array) is numpy.ndarray \
+                and _ACTIVE[0] is not None:
             if uninitialized:   # no defined values to restore: a buffer of the trace
                 _ACTIVE[0].new_buffer(array)
             return array.view(TracedArray)
@@ -130,7 +131,7 @@ def recording(recorder):
     def drawing(name):
         original = getattr(backend, name)
         return lambda generator, *args, **kwargs: original(
-            recorder.generator(generator, resolve(generator)), *args, **kwargs)
+            recorder.generator(generator, resolve(generator), _ACTIVE), *args, **kwargs)
 
     def to_numpy(array):
         recorder.host_read(array)
