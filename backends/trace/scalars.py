@@ -100,21 +100,39 @@ def host_input(name, value):
     return TraceScalar(float(value), ("input", name))
 
 
-def evaluate(expression, inputs, memo):
-    """The float value of ``expression`` given ``inputs`` ``{name: value}`` (``memo``
-    caches shared sub-expressions by id), with eager mode's float operations."""
-    if not isinstance(expression, TraceScalar):
-        return expression
-    key = id(expression)
-    if key in memo:
-        return memo[key]
-    parts = expression.expression
-    if parts[0] == "input":
-        value = float(inputs[parts[1]])
-    else:
-        value = parts[0](*[evaluate(p, inputs, memo) for p in parts[1:]])
-    memo[key] = value
-    return value
+class Program:
+    """The expressions ``roots`` as a flat list of float operations (shared
+    sub-expressions once), evaluated per replay by :meth:`run` with eager mode's float
+    operations in eager mode's order."""
+
+    def __init__(self, roots):
+        self.steps = []          # (function or None for an input, operands or input name)
+        positions = {}
+
+        def visit(expression):
+            if not isinstance(expression, TraceScalar):
+                return ("constant", expression)
+            key = id(expression)
+            if key not in positions:
+                parts = expression.expression
+                step = (None, parts[1]) if parts[0] == "input" else (
+                    parts[0], tuple(visit(p) for p in parts[1:]))
+                positions[key] = len(self.steps)
+                self.steps.append(step)
+            return positions[key]
+
+        self.outputs = [visit(root) for root in roots]
+
+    def run(self, inputs):
+        """The roots' values given ``inputs`` ``{name: value}``."""
+        values = []
+        for function, operands in self.steps:
+            if function is None:
+                values.append(float(inputs[operands]))
+            else:
+                values.append(function(*[values[o] if type(o) is int else o[1]
+                                         for o in operands]))
+        return [values[o] if type(o) is int else o[1] for o in self.outputs]
 
 
 def structure(expression):

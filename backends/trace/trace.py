@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from .scalars import TraceScalar, evaluate
+from .scalars import Program, TraceScalar
 
 
 class Trace:
@@ -30,6 +30,7 @@ class Trace:
         self._scalars = []           # the TraceScalars the entries read, evaluated per run
         self._values = []
         self._calls = [self._compile(entry) for entry in entries]
+        self._program = Program(self._scalars)
         self.size = len(self._calls)
 
     def _slot(self, value):
@@ -91,8 +92,7 @@ class Trace:
         for buffer, array in zip(self.inputs, batch):
             np.copyto(buffer, array)
         if self._scalars:
-            memo = {}
-            self._values[:] = [evaluate(s, step_inputs, memo) for s in self._scalars]
+            self._values[:] = self._program.run(step_inputs)
         for call in self._calls:
             call()
 

@@ -58,7 +58,7 @@ class CompiledStep:
             return step(data)
         leaves, rebuild = _flatten(data)
         signature = (tuple(None if a is None else (a.shape, a.dtype.str) for a in leaves),
-                     tuple(id(v) for v in self.model.trainable_weights))
+                     tuple(map(id, self.model._trainable_cache())))
         cached = self._cache.get(signature)
         if isinstance(cached, _Compiled) and cached.intact():
             self._cache.move_to_end(signature)
@@ -232,7 +232,8 @@ class _StateSwaps:
 
     def intact(self):
         for container, key, array in self.places:
-            if _get(container, key) is not array:
+            if (getattr(container, key) if type(key) is _Attribute else container[key]) \
+                    is not array:
                 return False
         return True
 
@@ -288,6 +289,8 @@ def _get(container, key):
 # ----------------------------------------------------------------- data
 def _flatten(data):
     """(the NumPy array leaves of ``data``, ``rebuild(leaves)``)."""
+    if type(data) is tuple and all(type(v) is np.ndarray or v is None for v in data):
+        return list(data), tuple      # (x, y, sample_weight) arrays: the common case
     leaves = []
 
     def visit(value):
