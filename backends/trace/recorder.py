@@ -10,6 +10,9 @@ the eager step's value. The trace keeps every buffer alive, so views taken while
 stay valid views in every replay.
 """
 
+import hashlib
+import threading
+
 import numpy as np
 
 from .scalars import TraceScalar, structure
@@ -48,6 +51,7 @@ class Recorder:
 
     def __init__(self, state_arrays, input_arrays):
         self.entries = []
+        self.blocks = threading.local()   # .entries: the list a block's thread records into
         self.roles = {}
         self.keep = []
         self.consts = []          # (root, snapshot, entry index of its restore)
@@ -62,6 +66,32 @@ class Recorder:
             self._register(root_of(array), ("input", index))
 
     # ------------------------------------------------------------- bookkeeping
+    def append(self, entry):
+        """Add ``entry`` to the step's list, or to the block this thread runs."""
+        block = getattr(self.blocks, "entries", None)
+        (self.entries if block is None else block).append(entry)
+
+    def in_block(self):
+        """True on a thread running one of the step's blocks."""
+        return getattr(self.blocks, "entries", None) is not None
+
+    def run_blocks(self, run, work, blocks):
+        """``run(work, blocks)`` (the engine's threaded blocks), each block's calls recorded
+        into its own list; the trace runs the lists the same way."""
+        groups = [[] for _ in blocks]
+
+        def traced(pair):
+            index, rows = pair
+            self.blocks.entries = groups[index]
+            try:
+                return work(rows)
+            finally:
+                self.blocks.entries = None
+
+        results = run(traced, list(enumerate(blocks)))
+        self.append(Entry("blocks", run, groups))
+        return results
+
     def _register(self, root, role):
         self.roles[id(root)] = role
         self.keep.append(root)
@@ -94,9 +124,8 @@ class Recorder:
         if id(root) not in self.roles:
             index = len(self.consts)
             self._register(root, ("const", index))
-            self.consts.append((root, np.array(root.view(np.ndarray), copy=True),
-                                len(self.entries)))
-            self.entries.append(None)   # the restore slot, kept only if written later
+            self.consts.append((root, np.array(root.view(np.ndarray), copy=True)))
+            self.append(_RestoreSlot(index))   # kept only if a call writes it later
 
     def _write(self, array, full):
         root = root_of(array)
@@ -171,17 +200,17 @@ class Recorder:
         concrete_args, concrete_kwargs = _concrete(args), _concrete(kwargs)
         if method == "at":
             call(*concrete_args, **concrete_kwargs)
-            self.entries.append(Entry("call", call, args, kwargs))
+            self.append(Entry("call", call, args, kwargs))
             return None
         if outs is not None:
             single = plain_outs[0] if method != "__call__" else plain_outs
             call(*concrete_args, out=single, **concrete_kwargs)
-            self.entries.append(Entry("ufunc", call, args, kwargs, plain_outs))
+            self.append(Entry("ufunc", call, args, kwargs, plain_outs))
             return outs[0] if len(outs) == 1 else outs
         result = call(*concrete_args, **concrete_kwargs)
         returned, buffers = self._results(result, ())
         buffers = tuple(buffers) if isinstance(buffers, list) else (buffers,)
-        self.entries.append(Entry("ufunc", call, args, kwargs, buffers))
+        self.append(Entry("ufunc", call, args, kwargs, buffers))
         return returned
 
     def function(self, func, args, kwargs):
@@ -197,7 +226,7 @@ class Recorder:
         function = getattr(np.ndarray, name)
         result = function(*_concrete(call_args), **_concrete(kwargs))
         if in_place:
-            self.entries.append(Entry("call", function, call_args, kwargs))
+            self.append(Entry("call", function, call_args, kwargs))
             return result
         return self._finish(function, call_args, kwargs, result)
 
@@ -205,9 +234,11 @@ class Recorder:
         """A compiled kernel call: its array arguments may all be written. An array the
         step made on the host and hands to a kernel first is taken as the kernel's output
         buffer (restored each replay, its uninitialized contents not compared)."""
-        known = len(self.consts)
+        fresh = [root_of(a) for a in args
+                 if isinstance(a, np.ndarray) and id(root_of(a)) not in self.roles]
         args, kwargs = self._spec(list(args), written=True), self._spec(kwargs)
-        self.kernel_outputs.update(range(known, len(self.consts)))
+        self.kernel_outputs.update(self.roles[id(root)][1] for root in fresh
+                                   if self.roles[id(root)][0] == "const")
         result = function(*_concrete(args), **_concrete(kwargs))
         return self._finish(function, args, kwargs, result, always=True)
 
@@ -215,9 +246,9 @@ class Recorder:
         returned, buffers = self._results(result, args)
         outs = buffers if isinstance(buffers, list) else [buffers]
         if any(out is not None for out in outs):
-            self.entries.append(Entry("copy", function, args, kwargs, outs))
+            self.append(Entry("copy", function, args, kwargs, outs))
         elif always:
-            self.entries.append(Entry("call", function, args, kwargs))
+            self.append(Entry("call", function, args, kwargs))
         return returned
 
     def check(self, function, args, active):
@@ -225,14 +256,14 @@ class Recorder:
         recording paused (``active`` holds the recorder) and replayed as it is."""
         args = self._spec(list(args))
         result = _paused(active, self, function, *args)
-        self.entries.append(Entry("call", function, args))
+        self.append(Entry("call", function, args))
         return result
 
     def cast(self, array, dtype):
         """``astype`` / ``copy``: the replay copies into the buffer with ``copyto``."""
         source = self._spec(array)
         buffer, plain = self._buffer(source.astype(dtype))
-        self.entries.append(Entry("cast", np.copyto, [plain, source],
+        self.append(Entry("cast", np.copyto, [plain, source],
                                   {"casting": "unsafe"}))
         return buffer
 
@@ -243,7 +274,7 @@ class Recorder:
         if isinstance(result, np.ndarray) and root_of(result) is root_of(source):
             return result.view(TracedArray)
         buffer, plain = self._buffer(result)
-        self.entries.append(Entry("getitem", None, [source, key], outs=(plain,)))
+        self.append(Entry("getitem", None, [source, key], outs=(plain,)))
         return buffer
 
     def setitem(self, array, key, value):
@@ -251,7 +282,7 @@ class Recorder:
         value, key = self._spec(value), self._spec(key)
         target = self._spec(array, written=True)
         target[_concrete(key)] = _concrete(value)
-        self.entries.append(Entry("setitem", None, [target, key, value]))
+        self.append(Entry("setitem", None, [target, key, value]))
 
     def generator(self, generator, getter, active):
         """A stand-in for ``generator`` whose draws are trace entries; ``getter()`` gives
@@ -262,26 +293,37 @@ class Recorder:
         """One draw of ``generator`` (the generator allocates unrecorded)."""
         result = _paused(active, self, getattr(generator, name), size=size, dtype=dtype)
         buffer, plain = self._buffer(result)
-        self.entries.append(Entry("draw", getter, [name, np.dtype(dtype)], outs=(plain,)))
+        self.append(Entry("draw", getter, [name, np.dtype(dtype)], outs=(plain,)))
         return buffer
 
     # ------------------------------------------------------------- result
     def finish(self):
-        """The entries with the restores of written consts filled in, and the
-        comparable signature of the step."""
-        entries = list(self.entries)
-        for index, (root, snapshot, position) in enumerate(self.consts):
-            if index in self.const_written:
-                entries[position] = Entry("cast", np.copyto,
-                                          [root.view(np.ndarray), snapshot], {})
-        return [entry for entry in entries if entry is not None]
+        """The entries with the restores of written consts filled in."""
+        def resolve(entries):
+            out = []
+            for entry in entries:
+                if isinstance(entry, _RestoreSlot):
+                    if entry.index in self.const_written:
+                        root, snapshot = self.consts[entry.index]
+                        out.append(Entry("cast", np.copyto,
+                                         [root.view(np.ndarray), snapshot], {}))
+                elif entry.kind == "blocks":
+                    out.append(Entry("blocks", entry.function,
+                                     [resolve(group) for group in entry.args]))
+                else:
+                    out.append(entry)
+            return out
 
-    def signature(self, entries):
+        return resolve(self.entries)
+
+    def signature(self, entries, numbering=None):
         """A description of ``entries`` equal for two steps that call the same kernels on
         buffers in the same roles (state by identity, the rest by first use)."""
-        numbering = {}
-        return [(entry.kind, entry.function,
-                 self._describe(entry.args, numbering),
+        numbering = {} if numbering is None else numbering
+        return [("blocks", entry.function,
+                 [self.signature(group, numbering) for group in entry.args])
+                if entry.kind == "blocks" else
+                (entry.kind, entry.function, self._describe(entry.args, numbering),
                  self._describe(entry.kwargs, numbering),
                  self._describe(list(entry.outs), numbering)) for entry in entries]
 
@@ -289,7 +331,11 @@ class Recorder:
         if isinstance(value, np.ndarray):
             root = root_of(value)
             role = self.roles.get(id(root), ("snapshot",))
-            if role[0] in ("tmp", "const", "snapshot"):
+            if role[0] == "const":   # compared by value, unless a kernel's output buffer
+                role = ("const", numbering.setdefault(id(root), len(numbering)),
+                        None if role[1] in self.kernel_outputs else
+                        hashlib.blake2b(self.consts[role[1]][1].tobytes()).digest())
+            elif role[0] in ("tmp", "snapshot"):
                 role = (role[0], numbering.setdefault(id(root), len(numbering)))
             offset = value.__array_interface__["data"][0] - root.__array_interface__["data"][0]
             return role + (offset, value.shape, value.strides, value.dtype.str)
@@ -304,11 +350,6 @@ class Recorder:
         if isinstance(value, np.dtype):
             return ("dtype", value.str)
         return (type(value).__name__, value)
-
-    def const_values(self):
-        """The snapshots of the consts, in first-use order (None for kernel outputs)."""
-        return [None if index in self.kernel_outputs else snapshot
-                for index, (_, snapshot, _) in enumerate(self.consts)]
 
 
 class _RecordingGenerator:
@@ -330,6 +371,15 @@ class _RecordingGenerator:
     def __getattr__(self, name):
         self._recorder.untraceable(f"a random draw ({name}) the tracer does not replay")
         return getattr(self._generator, name)
+
+
+class _RestoreSlot:
+    """Where a const was first used: its restore goes here if a call writes it."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
 
 
 def _paused(active, recorder, function, *args, **kwargs):

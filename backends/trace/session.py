@@ -32,10 +32,11 @@ def _traced_creator(create, thread):
 
     def creator(*args, **kwargs):
         array = create(*args, **kwargs)
-        if threading.get_ident() == thread and type(array) is numpy.ndarray \
-                and _ACTIVE[0] is not None:
+        recorder = _ACTIVE[0]
+        if type(array) is numpy.ndarray and recorder is not None and (
+                threading.get_ident() == thread or recorder.in_block()):
             if uninitialized:   # no defined values to restore: a buffer of the trace
-                _ACTIVE[0].new_buffer(array)
+                recorder.new_buffer(array)
             return array.view(TracedArray)
         return array
 
@@ -138,12 +139,14 @@ def recording(recorder):
         return original_to_numpy(recorder.plain(array))
 
     original_to_numpy = backend.to_numpy
+    original_run_blocks = backend.run_blocks
     patches = {name: (lambda source: lambda *args: _wrap_kernels(source(*args), recorder))(
         getattr(backend, name)) for name in _KERNEL_SOURCES if hasattr(backend, name)}
     patches.update(random_normal=drawing("random_normal"),
                    random_uniform=drawing("random_uniform"),
                    to_numpy=to_numpy,
-                   run_blocks=lambda work, blocks: [work(rows) for rows in blocks])
+                   run_blocks=lambda work, blocks: recorder.run_blocks(
+                       original_run_blocks, work, blocks))
     with _LOCK:
         if _ACTIVE[0] is not None:
             raise RuntimeError("a step is being traced already")

@@ -71,6 +71,9 @@ class Trace:
         if kind == "setitem":
             target, key, value = args
             return lambda: target.__setitem__(_value(key), _value(value))
+        if kind == "blocks":   # the engine runs the blocks' calls as it ran the blocks
+            groups = [[self._compile(e) for e in group] for group in entry.args]
+            return lambda: function(_run_all, groups)
         if kind == "call":
             return lambda: function(*[_value(a) for a in args],
                                     **{k: _value(v) for k, v in kwargs.items()})
@@ -93,8 +96,12 @@ class Trace:
             np.copyto(buffer, array)
         if self._scalars:
             self._values[:] = self._program.run(step_inputs)
-        for call in self._calls:
-            call()
+        _run_all(self._calls)
+
+
+def _run_all(calls):
+    for call in calls:
+        call()
 
 
 class _Dynamic:
