@@ -30,36 +30,6 @@ class TraceScalar(float):
         left, right = (other, self) if reflected else (self, other)
         return TraceScalar(function(_plain(left), _plain(right)), (function, left, right))
 
-    def __add__(self, other):
-        return self._apply(operator.add, other, False)
-
-    def __radd__(self, other):
-        return self._apply(operator.add, other, True)
-
-    def __sub__(self, other):
-        return self._apply(operator.sub, other, False)
-
-    def __rsub__(self, other):
-        return self._apply(operator.sub, other, True)
-
-    def __mul__(self, other):
-        return self._apply(operator.mul, other, False)
-
-    def __rmul__(self, other):
-        return self._apply(operator.mul, other, True)
-
-    def __truediv__(self, other):
-        return self._apply(operator.truediv, other, False)
-
-    def __rtruediv__(self, other):
-        return self._apply(operator.truediv, other, True)
-
-    def __pow__(self, other):
-        return self._apply(operator.pow, other, False)
-
-    def __rpow__(self, other):
-        return self._apply(operator.pow, other, True)
-
     def __neg__(self):
         return TraceScalar(-float(self), (operator.neg, self))
 
@@ -68,22 +38,33 @@ class TraceScalar(float):
                                  "step count)")
         return function(float(self), other)
 
-    def __lt__(self, other):
-        return self._host_decision(operator.lt, other)
-
-    def __le__(self, other):
-        return self._host_decision(operator.le, other)
-
-    def __gt__(self, other):
-        return self._host_decision(operator.gt, other)
-
-    def __ge__(self, other):
-        return self._host_decision(operator.ge, other)
-
     def __bool__(self):
         return self._host_decision(operator.ne, 0.0)
 
     __hash__ = float.__hash__
+
+
+def _arithmetic(function):
+    def forward(self, other):
+        return self._apply(function, other, False)
+
+    def reflected(self, other):
+        return self._apply(function, other, True)
+
+    return forward, reflected
+
+
+for _name, _function in (("add", operator.add), ("sub", operator.sub),
+                         ("mul", operator.mul), ("truediv", operator.truediv),
+                         ("pow", operator.pow)):
+    _forward, _reflected = _arithmetic(_function)
+    setattr(TraceScalar, f"__{_name}__", _forward)
+    setattr(TraceScalar, f"__r{_name}__", _reflected)
+
+
+for _name in ("lt", "le", "gt", "ge"):
+    setattr(TraceScalar, f"__{_name}__",
+            lambda self, other, _f=getattr(operator, _name): self._host_decision(_f, other))
 
 
 def _plain(value):

@@ -1,6 +1,6 @@
 """The recording session: which :class:`~lamina.backends.trace.recorder.Recorder` is
-active (one per process: a traced step runs its blocks on the calling thread), and the
-engine hooks installed while it records.
+active (one per process, recording on its thread and on the engine's block threads while
+they run the step's blocks), and the engine hooks installed while it records.
 
 Outside a session nothing here runs: the only hooks in the eager path are the optimizer's
 :func:`~lamina.backends.trace.scalars.host_input` calls, one global read each.

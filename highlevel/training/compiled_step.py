@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...backends.autodiff import Tensor, wrap
-from ...backends.trace import Recorder, Trace, TracedArray, recording
+from ...backends.trace import Recorder, Trace, TracedArray, active, recording
 
 #: Traces kept per step kind; the least recently used is dropped beyond this.
 MAX_TRACES = 8
@@ -64,11 +64,13 @@ class CompiledStep:
             self._cache.move_to_end(signature)
             self.replays += 1
             return cached.run(self.model, [a for a in leaves if a is not None])
-        if cached is None:
+        if cached is None or active() is not None:
             # the first step of a signature runs plainly: it builds what the model, the
             # optimizer and the metrics create lazily (slots, packed buffers), so the
-            # recorded steps see all their state in place
-            self._store(signature, _WARM)
+            # recorded steps see all their state in place (so does a step while another
+            # thread records one)
+            if cached is None:
+                self._store(signature, _WARM)
             return step(data)
         return self._record(step, signature, leaves, rebuild, cached)
 
@@ -309,36 +311,31 @@ def _flatten(data):
     return leaves, rebuild
 
 
-def _plain_result(result):
-    """A step's result with its TracedArrays (in Tensors) as plain arrays."""
+def _map_tensors(result, function):
+    """``result`` (Tensors in tuples, lists and dicts) with each Tensor ``t`` replaced by
+    ``wrap(function(t.data))``."""
     if isinstance(result, Tensor):
-        return wrap(result.data.view(np.ndarray)) if isinstance(result.data, TracedArray) \
-            else result
+        return wrap(function(result.data))
     if isinstance(result, (tuple, list)):
-        return type(result)(_plain_result(r) for r in result)
+        return type(result)(_map_tensors(r, function) for r in result)
     if isinstance(result, dict):
-        return {k: _plain_result(v) for k, v in result.items()}
+        return {k: _map_tensors(v, function) for k, v in result.items()}
     return result
+
+
+def _plain_result(result):
+    """A step's result with its TracedArrays as plain arrays."""
+    return _map_tensors(result, lambda a: a.view(np.ndarray) if isinstance(a, TracedArray)
+                        else a)
 
 
 def _copy_result(result):
-    if isinstance(result, Tensor):
-        return wrap(result.data.copy())
-    if isinstance(result, (tuple, list)):
-        return type(result)(_copy_result(r) for r in result)
-    if isinstance(result, dict):
-        return {k: _copy_result(v) for k, v in result.items()}
-    return result
+    return _map_tensors(result, lambda a: a.copy())
 
 
 def _fill(template):
-    if isinstance(template, Tensor):
-        return wrap(template.data)
-    if isinstance(template, (tuple, list)):
-        return type(template)(_fill(r) for r in template)
-    if isinstance(template, dict):
-        return {k: _fill(v) for k, v in template.items()}
-    return template
+    """The replay's result: new Tensors around the trace buffers the replay refilled."""
+    return _map_tensors(template, lambda a: a)
 
 
 __all__ = ["CompiledStep", "JitFallbackWarning", "MAX_TRACES"]
