@@ -17,6 +17,8 @@ __path__.append(os.path.join(os.path.dirname(__file__), "api"))
 from . import backends, layers  # noqa: E402
 from . import (activations, callbacks, config, constraints, initializers, losses,  # noqa: E402
                metrics, models, ops, optimizers, random, regularizers, saving, utils)
+from . import dtype_policies, mixed_precision  # noqa: E402
+from . import distribution  # noqa: E402
 from .backends import Tensor, Variable, grad, no_grad  # noqa: E402
 from .highlevel.models import Model, Sequential, load_model  # noqa: E402
 from .layers import Input  # noqa: E402
@@ -35,5 +37,6 @@ __all__ = [
     "Input", "Model", "Sequential", "Tensor", "Variable", "activations", "backends",
     "callbacks", "config", "constraints", "grad", "initializers", "layers", "load_model",
     "losses", "metrics", "models", "no_grad", "ops", "optimizers", "random", "regularizers",
-    "saving", "utils",
+    "saving", "utils", "dtype_policies", "mixed_precision",
+    "distribution",
 ]   # not "wrappers": a star import would load scikit-learn

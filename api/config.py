@@ -1,4 +1,7 @@
 """``lamina.config``: global settings (engine, float type), as ``keras.config``."""
 
 from lamina.backends.config import *  # noqa: F401,F403  (the public names)
-from lamina.backends.config import __all__  # noqa: F401
+from lamina.backends.config import __all__ as _backend_names
+from lamina.layers.options.dtype_policies import dtype_policy, set_dtype_policy
+
+__all__ = [*_backend_names, "dtype_policy", "set_dtype_policy"]

@@ -64,11 +64,23 @@ class ArrayEngine(Backend):
         return out
 
     # ------------------------------------------------------- softmax and losses
-    def softmax(self, x, axis=-1):
-        out = x - x.max(axis=axis, keepdims=True)
+    def softmax(self, x, axis=-1, out=None):
+        """:meth:`Backend.softmax`, written into ``out`` (which may be ``x``) when given."""
+        out = self.xp.subtract(x, x.max(axis=axis, keepdims=True), out=out)
         self.xp.exp(out, out=out)
         out /= out.sum(axis=axis, keepdims=True)
         return out
+
+    def softmax_backward(self, grad, out, axis=-1):
+        """The gradient before :meth:`softmax` from the gradient ``grad`` of its output
+        ``out``: ``out * (grad - sum(grad * out, axis))``."""
+        weighted = grad * out
+        return weighted - out * weighted.sum(axis=axis, keepdims=True)
+
+    def log_softmax_backward(self, grad, out, axis=-1):
+        """The gradient before :meth:`log_softmax` from the gradient ``grad`` of its
+        output ``out``: ``grad - exp(out) * sum(grad, axis)``."""
+        return grad - self.xp.exp(out) * grad.sum(axis=axis, keepdims=True)
 
     def log_softmax(self, x, axis=-1):
         out = x - x.max(axis=axis, keepdims=True)

@@ -163,7 +163,7 @@ class Variable(Tensor):
         shape: the shape, needed when ``initializer`` is a callable.
         dtype: dtype; defaults to the value's floating dtype or ``floatx()``.
         trainable: whether optimizers update it and gradients flow to it.
-        autocast: accepted for Keras compatibility (lamina computes in the variable dtype).
+        autocast: read in the compute dtype inside a mixed-precision layer (Keras').
         aggregation: Keras' multi-replica annotation: ``"none"``, ``"mean"``, ``"sum"`` or
             ``"only_first_replica"``.
         name: a name such as ``"kernel"``; layers give their weights Keras' names.
@@ -367,7 +367,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
     gradients = {id(loss): seed}
     order = _topological_order(loss)
     source_ids = {id(source) for source in sources}
-    for tensor in order:
+    for position, tensor in enumerate(order):
+        order[position] = None     # a tensor the walk has passed can be freed (its data)
         # Intermediate gradients are dropped once used, except those asked for.
         key = id(tensor)
         upstream = gradients.get(key) if key in source_ids else gradients.pop(key, None)
@@ -398,6 +399,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
                 or value.base is not None:
             # Broadcast views and arrays shared between sources: give each caller its own.
             value = value.copy()
+        if value.dtype != source.data.dtype and source.data.dtype.kind == "f":
+            value = value.astype(source.data.dtype)   # a variable read autocast (float16)
         handed_out.add(id(value))
         results.append(wrap(value))
     return results[0] if single else results

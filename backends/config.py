@@ -1,6 +1,7 @@
 """``lamina.config``: global settings, as ``keras.config``."""
 
 from .context import get_backend, set_backend
+from .conv import conv_workspace_bytes, set_conv_workspace_bytes
 from .state import floatx, set_floatx
 
 
@@ -9,4 +10,5 @@ def backend():
     return get_backend().name
 
 
-__all__ = ["backend", "floatx", "set_floatx", "set_backend"]
+__all__ = ["backend", "floatx", "set_floatx", "set_backend", "conv_workspace_bytes",
+           "set_conv_workspace_bytes"]

@@ -73,3 +73,6 @@ def use_backend(name):
 def default_backend():
     """The engine named by ``LAMINA_BACKEND`` (default ``"numpy"``)."""
     return _instance(os.environ.get("LAMINA_BACKEND", "numpy").strip().lower() or "numpy")
+
+
+state.set_default_backend(default_backend)

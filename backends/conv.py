@@ -31,14 +31,47 @@ How it is computed (``M = batch * prod(out_spatial)``, ``T = prod(kernel_size)``
   elementwise multiply-add on a strided view.
 
 All arithmetic stays in the input dtype (float32 in, float32 out).
+
+Memory: the unfolded columns grow with the image (at 112x112x3, batch 64, a 3x3 layer
+of 32 -> 64 channels unfolds to 207 MB). The conv op (:func:`lamina.ops.conv`) therefore
+runs the batch in chunks whose buffers (:func:`workspace_per_sample` each) fit the
+workspace budget, :func:`conv_workspace_bytes` (64 MiB unless set with
+:func:`set_conv_workspace_bytes`, also ``lamina.config``): the results are the same, the
+peak memory of a step no longer grows with the batch.
 """
 
 import itertools
+import threading
+
+#: The default workspace budget of a convolution: 64 MiB.
+DEFAULT_WORKSPACE_BYTES = 64 * 2 ** 20
+_WORKSPACE = {"bytes": DEFAULT_WORKSPACE_BYTES}
+_WORKSPACE_LOCK = threading.Lock()
+
+
+def conv_workspace_bytes():
+    """The most bytes of temporary buffers (im2col columns, padded copies, per-chunk
+    gradients) one convolution, forward or backward, may hold at once; the batch runs in
+    chunks that fit (one sample at a time when even one does not)."""
+    return _WORKSPACE["bytes"]
+
+
+def set_conv_workspace_bytes(value):
+    """Set the workspace budget of every convolution (bytes, a positive int; the default
+    is :data:`DEFAULT_WORKSPACE_BYTES`, 64 MiB). Larger budgets let bigger chunks of the
+    batch run at once (fewer, larger GEMMs); smaller ones lower the peak memory."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"set_conv_workspace_bytes needs a positive int (bytes), "
+                         f"got {value!r}")
+    with _WORKSPACE_LOCK:
+        _WORKSPACE["bytes"] = value
 
 # ------------------------------------------------------------------- geometry
 
 
-def _as_tuple(value, rank, name):
+def as_tuple(value, rank, name):
+    """``value`` (an int or a sequence of ``rank`` ints) as a tuple of ``rank`` ints; a
+    ValueError naming argument ``name`` otherwise."""
     if isinstance(value, int) or hasattr(value, "__index__"):
         return (int(value),) * rank
     value = tuple(int(v) for v in value)
@@ -96,8 +129,8 @@ def _setup(x_shape, kernel_shape, strides, padding, dilation_rate, groups):
     if len(kernel_shape) != rank + 2:
         raise ValueError(f"kernel of rank {len(kernel_shape)} for an input of rank "
                          f"{len(x_shape)}: expected (*kernel_size, in // groups, out)")
-    strides = _as_tuple(strides, rank, "strides")
-    dilation = _as_tuple(dilation_rate, rank, "dilation_rate")
+    strides = as_tuple(strides, rank, "strides")
+    dilation = as_tuple(dilation_rate, rank, "dilation_rate")
     groups = int(groups)
     cin, cin_g, cout = x_shape[-1], kernel_shape[-2], kernel_shape[-1]
     if groups < 1 or cin != cin_g * groups or cout % groups:
@@ -117,7 +150,22 @@ def conv_output_shape(x_shape, kernel_shape, strides, padding, dilation_rate, gr
     return (x_shape[0],) + tuple(out) + (kernel_shape[-1],)
 
 
-def _prod(values):
+def workspace_per_sample(x_shape, kernel_shape, strides, padding, dilation_rate, groups,
+                         itemsize):
+    """Bytes of temporary buffers one sample of the batch needs in the forward or the
+    backward of :func:`conv_forward` (the larger): its im2col columns, the padded copies of
+    its input and input gradient, and its share of the output gradient."""
+    spatial, ksize, _, _, out, pads = _setup(x_shape, kernel_shape, strides, padding,
+                                             dilation_rate, groups)
+    cin, cout = x_shape[-1], kernel_shape[-1]
+    positions, padded = prod(out), prod(_padded_shape(x_shape, pads)[1:-1])
+    columns = 0 if _is_depthwise(cin, groups) else positions * prod(ksize) * cin
+    input_side = (padded if padded != prod(spatial) else 0) + padded
+    return itemsize * (columns + input_side * cin + 2 * positions * cout)
+
+
+def prod(values):
+    """The product of ``values`` as a Python int (1 for none)."""
     result = 1
     for v in values:
         result *= int(v)
@@ -179,7 +227,7 @@ def _columns(xp, x, ksize, out, strides, dilation, pads, groups):
     windows = _windows(xp, _pad(xp, x, pads), ksize, out, strides, dilation)
     rank = len(out)
     batch, cin = x.shape[0], x.shape[-1]
-    taps = _prod(ksize)
+    taps = prod(ksize)
     if groups == 1 and cin == 1:
         order = tuple(range(1 + rank, 1 + 2 * rank)) + tuple(range(1 + rank))
         return windows[..., 0].transpose(order).reshape(taps, -1)
@@ -199,7 +247,7 @@ def _crop(xp, dx_padded, spatial, pads):
 
 def _group_kernel(kernel, groups):
     """kernel (*k, c, out) -> (groups, T * c, out // groups) (a view)."""
-    kdim = _prod(kernel.shape[:-1])
+    kdim = prod(kernel.shape[:-1])
     return kernel.reshape(kdim, groups, kernel.shape[-1] // groups).transpose(1, 0, 2)
 
 

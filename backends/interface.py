@@ -182,6 +182,36 @@ class Backend(abc.ABC):
         """
         return None
 
+    def recurrent_loop_kernels(self, cell, dtype):
+        """Compiled kernels ``(forward, backward)`` that run a whole time loop of ``cell``
+        (``"lstm"`` and ``"gru"`` with tanh and sigmoid, the GRU ``reset_after``;
+        ``"simple_rnn"`` with tanh) for the batch rows ``start:stop`` on arrays of
+        ``dtype``, or None: then the op steps in Python (:meth:`lstm_cell_kernels`).
+
+        Every array is C-contiguous and step-major ``(time, batch, ...)``; ``keep`` is the
+        (time, batch) boolean mask or an empty (0, 0) array, ``dropout`` the (batch, u)
+        recurrent-dropout scale or an empty (0, 0) array; histories ``hs``/``cs`` are
+        (time + 1, batch, u) with the initial state in ``[0]``; ``upstream`` is the
+        gradient of the packed states (its ``[t + 1]`` reaches step ``t``'s output).
+
+        * ``"lstm"``: ``forward(projection, bias, recurrent_kernel, keep, dropout, start,
+          stop, gates, cell_activation, cs, hs)`` with ``x W`` (time, batch, 4u), the
+          bias and kernel in the gate order ``[i | f | o | c]`` of
+          :meth:`lstm_cell_kernels`, writing the activated gates, ``tanh(c)`` and both
+          histories; ``backward(upstream, gates, cell_activation, cs, recurrent_kernel,
+          keep, dropout, start, stop, dh, dc, d_gates)`` starts from ``dh``/``dc``
+          (batch, u), writes the gate gradients and leaves the gradients reaching the
+          initial states in ``dh``/``dc``.
+        * ``"gru"``: ``forward(projection, recurrent_bias, recurrent_kernel, keep, dropout,
+          start, stop, gates, memory, hs)`` (``projection`` = ``x W + b[0]``) as
+          :meth:`gru_cell_kernels` per step; ``backward(upstream, hs, gates, memory,
+          recurrent_kernel, keep, dropout, start, stop, dh, d_input, d_recurrent)``.
+        * ``"simple_rnn"``: ``forward(projection, recurrent_kernel, keep, dropout, start,
+          stop, activated, hs)`` (``projection`` = ``x W + b``); ``backward(upstream,
+          activated, recurrent_kernel, keep, dropout, start, stop, dh, d_pre)``.
+        """
+        return None
+
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod
     def batch_norm_forward(self, x, gamma, beta, epsilon):

@@ -21,7 +21,7 @@ routes each gradient to exactly that cell.
 
 import itertools
 
-from .conv import _as_tuple, _prod, conv_geometry
+from .conv import as_tuple, conv_geometry, prod
 
 
 def _offset_slices(offset, spatial, out, strides, dilation, pads):
@@ -46,8 +46,8 @@ def _offset_slices(offset, spatial, out, strides, dilation, pads):
 
 def _geometry(x_shape, pool_size, strides, padding):
     rank = len(x_shape) - 2
-    pool_size = _as_tuple(pool_size, rank, "pool_size")
-    strides = pool_size if strides is None else _as_tuple(strides, rank, "strides")
+    pool_size = as_tuple(pool_size, rank, "pool_size")
+    strides = pool_size if strides is None else as_tuple(strides, rank, "strides")
     padding = str(padding).lower()
     if padding not in ("valid", "same"):
         raise ValueError(f"pooling padding must be 'valid' or 'same', got {padding!r}")
@@ -99,7 +99,7 @@ def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None, com
     context = (mode, tuple(x.shape), pool_size, strides, pads, out)
     if compiled is not None and mode == "max" and len(spatial) == 2:
         result = xp.empty(out_shape, dtype=x.dtype) if destination is None else destination
-        index = xp.empty(out_shape, dtype=_index_dtype(_prod(pool_size)))
+        index = xp.empty(out_shape, dtype=_index_dtype(prod(pool_size)))
         compiled.max_pool_2d_forward(x, pool_size, strides, tuple(p[0] for p in pads),
                                      result, index)
         return result, context + (index,)
@@ -123,7 +123,7 @@ def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None, com
                 xp.add(target, x[lead + tap[2]], out=target)
         scale = _inverse_counts(xp, spatial, out, pool_size, strides, pads, x.dtype)
         if scale is None:
-            result *= x.dtype.type(1.0 / _prod(pool_size))
+            result *= x.dtype.type(1.0 / prod(pool_size))
         else:
             result *= scale
         return result, context + (scale,)
@@ -132,7 +132,7 @@ def pool_forward(xp, x, pool_size, strides, padding, mode, destination=None, com
     # first maximum of each window (TensorFlow routes the gradient of a tie to one cell):
     # an offset t replaces the index only where it is strictly larger, and t exceeds every
     # earlier offset, so index = maximum(index, t * larger). No masked assignment (slow).
-    index = xp.zeros(out_shape, dtype=_index_dtype(_prod(pool_size)))
+    index = xp.zeros(out_shape, dtype=_index_dtype(prod(pool_size)))
     for t, o_sl, i_sl, _ in taps:
         if first is not None and t == 0:
             continue
@@ -193,7 +193,7 @@ def pool_backward(xp, grad_output, context, destination=None, compiled=None):
     if mode == "average":
         scale = extra
         if scale is None:
-            share = grad_output * dtype.type(1.0 / _prod(pool_size))
+            share = grad_output * dtype.type(1.0 / prod(pool_size))
         else:
             share = grad_output * scale.astype(dtype, copy=False)
         for _, o_sl, i_sl, _ in taps:

@@ -9,7 +9,9 @@ Custom objects (Keras' ``register_keras_serializable``, ``get_custom_objects`` a
 (``{"package>name": object}``), :data:`GLOBAL_CUSTOM_NAMES` (``{object: "package>name"}``)
 and the calling thread's scope. Every :meth:`Registry.lookup` consults them, in Keras'
 order: the scope, the global registrations, the ``custom_objects`` argument, then the
-table; last, a bare class name finds an object registered as ``"package>name"``.
+table. Names match exactly, as Keras' ``get_registered_object``: a bare class name does
+not find a class registered as ``"package>name"`` (only a function saved by Keras <= 3.6
+under its bare name is matched by suffix, in ``deserialize_keras_object``).
 """
 
 import threading
@@ -94,9 +96,6 @@ class Registry:
         try:
             return self._table[name]
         except (KeyError, TypeError):
-            found = find_custom_object(name, custom_objects, by_suffix=True)
-            if found is not None:
-                return found
             raise ValueError(
                 f"unknown {self.kind} {name!r}; known names: {', '.join(self.names())}"
                 + (". Pass custom objects with custom_objects={...}"

@@ -11,6 +11,9 @@ A setter changes the innermost place holding its value: the calling thread's sco
 has one open for that value, else the process-wide default.
 
 Kept in one tiny module so that the hot paths read it with one or two attribute lookups.
+The engine chosen when none was set comes from :mod:`.context` (``LAMINA_BACKEND``), which
+installs its choice with :func:`set_default_backend`: the selection sits above this module
+and this module imports nothing of lamina.
 """
 
 import contextlib
@@ -88,13 +91,27 @@ def backend():
     if current is _UNSET:
         current = _active["backend"]
         if current is None:
-            from . import context as selection
-
             with _lock:
                 current = _active["backend"]
                 if current is None:
-                    current = _active["backend"] = selection.default_backend()
+                    current = _active["backend"] = _default_backend()
     return current
+
+
+def _no_default_backend():
+    raise RuntimeError("no engine selection is installed: import lamina.backends, whose "
+                       "context module chooses the default engine")
+
+
+_default_backend = _no_default_backend
+
+
+def set_default_backend(choose):
+    """Install ``choose()``, which returns the engine to use when none was set (called once,
+    on the first :func:`backend` call). ``context.py`` installs its selection here, so this
+    module never imports the module that selects engines."""
+    global _default_backend
+    _default_backend = choose
 
 
 def set_active_backend(instance):

@@ -11,6 +11,7 @@ import math
 from ..backends import ops, state
 from ..backends.random import SeededStream
 from ..backends.autodiff import Tensor
+from ..backends.ops.attention_core import attention_core
 from ..backends.ops.core import index_data
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
@@ -78,7 +79,7 @@ class _HeadProjection(Layer):
                                      constraint=b_con, name="bias") if self.use_bias else None)
         for weight in self.weights:
             weight.path = f"{self._outer.name}/{self.name}/{weight.name}"
-        self._outer._sync_requires_grad(True)   # a frozen attention layer freezes these
+        self._outer.sync_requires_grad(True)   # a frozen attention layer freezes these
         self.in_size = math.prod(in_dims)
         self.out_size = math.prod(self.out_dims)
         self.built = True
@@ -159,7 +160,7 @@ class MultiHeadAttention(Layer):
         return _HeadProjection(name, out_dims, contract, self, self.use_bias,
                                self.kernel_initializer, self.bias_initializer,
                                self.kernel_regularizer, self.bias_regularizer,
-                               self.kernel_constraint, self.bias_constraint, self.dtype)
+                               self.kernel_constraint, self.bias_constraint, self.dtype_policy)
 
     # Keras' public names of the projections (also the weights-file group names).
     query_dense = property(lambda self: self._query_dense)
@@ -181,11 +182,11 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"Layer '{self.name}' (MultiHeadAttention) supports only "
                              f"attention_axes=None (all of {default_axes}), got "
                              f"{self.attention_axes}")
-        self._query_dense._maybe_build(tuple(query_shape))
+        self._query_dense.ensure_built(tuple(query_shape))
         if self._output_dense is None:
             self._output_dense = self._projection(
                 "attention_output", self._output_shape or (query_shape[-1],), 2)
-            self._output_dense._maybe_build((None, self.num_heads, self.value_dim))
+            self._output_dense.ensure_built((None, self.num_heads, self.value_dim))
         if value_shape is not None:
             self._build_key_value(value_shape, key_shape)
         self.built = True
@@ -196,8 +197,8 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"Layer '{self.name}' (MultiHeadAttention) needs value and key "
                              f"shapes equal except on the last axis, got {tuple(value_shape)}"
                              f" and {tuple(key_shape)}")
-        self._key_dense._maybe_build(tuple(key_shape))
-        self._value_dense._maybe_build(tuple(value_shape))
+        self._key_dense.ensure_built(tuple(key_shape))
+        self._value_dense.ensure_built(tuple(value_shape))
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
              attention_mask=None, return_attention_scores=False, training=None,
@@ -216,26 +217,29 @@ class MultiHeadAttention(Layer):
                                     else mask, value_mask, key_mask if key is not value
                                     else None, attention_mask, use_causal_mask)
 
-        def heads(projected, size):                    # (B, ..., H, k) -> (B, H, L, k)
-            flat = ops.reshape(projected, (batch, -1, self.num_heads, size))
-            return ops.transpose(flat, (0, 2, 1, 3))
+        def flat(projected, size):                     # (B, ..., H, k) -> (B, L, H, k)
+            return ops.reshape(projected, (batch, -1, self.num_heads, size))
 
-        q = heads(self._query_dense(query), self.key_dim)
-        k = heads(self._key_dense(key), self.key_dim)
-        v = heads(self._value_dense(value), self.value_dim)
+        q = flat(self._query_dense(query), self.key_dim)
+        k = flat(self._key_dense(key), self.key_dim)
+        v = flat(self._value_dense(value), self.value_dim)
+        dropout = self.dropout if training else 0.0
+        if not return_attention_scores:             # one fused op (no scores to return)
+            context = attention_core(q, k, v, 1.0 / math.sqrt(float(self.key_dim)), keep,
+                                     dropout, self._random_generator() if dropout else None)
+            return self._output_dense(ops.reshape(
+                context, (batch, *d_query, self.num_heads, self.value_dim)))
+        q, k, v = (ops.transpose(a, (0, 2, 1, 3)) for a in (q, k, v))   # (B, H, L, k)
         q = ops.multiply(q, 1.0 / math.sqrt(float(self.key_dim)))
         scores = ops.matmul(q, ops.transpose(k, (0, 1, 3, 2)))        # (B, H, T, S)
         probabilities = _masked_softmax(scores, None if keep is None else keep[:, None])
         attended = probabilities
-        if training and self.dropout > 0.0:
-            attended = ops.dropout(probabilities, self.dropout, self._random_generator())
+        if dropout:
+            attended = ops.dropout(probabilities, dropout, self._random_generator())
         context = ops.transpose(ops.matmul(attended, v), (0, 2, 1, 3))  # (B, T, H, vd)
         context = ops.reshape(context, (batch, *d_query, self.num_heads, self.value_dim))
-        output = self._output_dense(context)
-        if return_attention_scores:
-            scores_shape = (batch, self.num_heads, *d_query, *value.shape[1:-1])
-            return output, ops.reshape(probabilities, scores_shape)
-        return output
+        scores_shape = (batch, self.num_heads, *d_query, *value.shape[1:-1])
+        return self._output_dense(context), ops.reshape(probabilities, scores_shape)
 
     def _attention_keep(self, batch, t_len, s_len, query_mask, value_mask, key_mask,
                         attention_mask, use_causal_mask):

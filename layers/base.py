@@ -11,28 +11,29 @@ import contextlib
 import contextvars
 import inspect
 import math
-import re
 import threading
 import warnings
 
 import numpy as np
 
 from ..backends import autodiff, no_grad, state
+from ..backends import autocast as autocast_module
 from ..backends.autodiff import Tensor, Variable
 from ..backends.registry import Registry
 from .options import constraints as constraints_module
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
 from .legacy_keywords import INPUT_SHAPE_WARNING, accept_legacy_shape_keywords
+from .dtype_policy_mixin import DTypePolicyMixin
 from .masks import attach_masks, attach_symbolic_masks, attached_mask, fill_argument_masks, \
     warn_mask_dropped
+from .naming import snake_case, unique_name
 from .symbolic import Node, SymbolicTensor, flat_shapes, flatten, is_shape, is_symbolic, \
     map_structure, merge_traced_shapes, placeholders, rebuild_shapes
 
 LAYERS = Registry("layer")
 
-_name_counts = {}
-_names_lock = threading.Lock()
+
 
 
 class _OutermostCall(threading.local):
@@ -77,20 +78,6 @@ def _charge_weight_budget(layer, name, shape):
     budget[0] -= count
 
 
-def unique_name(base):
-    """Keras-style default names: ``dense``, ``dense_1``, ``dense_2``, ..."""
-    with _names_lock:  # layers built on two threads at once still get distinct names
-        count = _name_counts.get(base, 0)
-        _name_counts[base] = count + 1
-    return base if count == 0 else f"{base}_{count}"
-
-
-def snake_case(class_name):
-    """``"Conv2D"`` -> ``"conv2d"``, ``"MultiHeadAttention"`` -> ``"multi_head_attention"``."""
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
 class InputSpec:
     """What a layer accepts: ``ndim`` (exact rank), ``min_ndim``, ``axes`` ({axis: size}).
 
@@ -103,13 +90,17 @@ class InputSpec:
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
 
 
-class Layer:
+class Layer(DTypePolicyMixin):
     """Base class of every layer.
 
     Args:
         name: unique name; defaults to the snake-cased class name with a counter.
         trainable: whether the layer's weights are trained.
-        dtype: the dtype of weights and computations (default ``floatx()``).
+        dtype: a dtype policy (a name such as ``"float32"`` or ``"mixed_float16"``, or a
+            :class:`~lamina.dtype_policies.DTypePolicy`); default the global policy
+            (``lamina.mixed_precision.set_global_policy``). Weights are created in its
+            ``variable_dtype``; floating inputs are cast to its ``compute_dtype``, and under
+            a mixed policy weights are read in the compute dtype (Keras' autocast).
         input_shape: optional shape without the batch axis, for the first layer of a
             ``Sequential`` model (as in Keras).
 
@@ -124,25 +115,25 @@ class Layer:
 
     supports_masking = False
     input_spec = None
-    _call_accepts_training = False
-    _call_accepts_mask = False
-    _call_mask_arguments = ()
-    _overrides_compute_mask = False
+    call_accepts_training = False
+    call_accepts_mask = False
+    call_mask_arguments = ()
+    overrides_compute_mask = False
     _overrides_compute_output_shape = False
 
     def __init_subclass__(cls, **kwargs):
         # Resolve the call signature once per class, never per call (Keras' overhead).
         super().__init_subclass__(**kwargs)
         parameters = inspect.signature(cls.call).parameters
-        cls._call_accepts_training = "training" in parameters
-        cls._call_accepts_mask = "mask" in parameters
+        cls.call_accepts_training = "training" in parameters
+        cls.call_accepts_mask = "mask" in parameters
         # Keras' ``{argument}_mask`` convention for calls with several tensor arguments
         # (``query_mask`` for ``query``): (position among the call's arguments, mask name).
         positional = [name for name, p in parameters.items()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
-        cls._call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
+        cls.call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
                                          if f"{name}_mask" in parameters)
-        cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
+        cls.overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
         cls._overrides_compute_output_shape = (
             cls.compute_output_shape is not Layer.compute_output_shape)
         if "__init__" in cls.__dict__:
@@ -156,16 +147,14 @@ class Layer:
                              f"weight paths, as in Keras), got name={name!r}")
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = bool(trainable)
-        if isinstance(dtype, dict):  # Keras 3 DTypePolicy config
-            dtype = dtype.get("config", {}).get("name")
-        self.dtype = "string" if dtype == "string" else np.dtype(dtype or state.floatx()).name
+        self.dtype_policy = dtype
         self.built = False
         self._own_weights = []
         self._sublayers = []
         self._inbound_nodes = []
         self._call_losses = {}  # thread id -> penalties added in that thread's last pass
         self.activity_regularizer = None
-        self._build_input_shape = None
+        self.build_input_shape = None
         self._batch_input_shape = None
         if input_shape is not None:
             warnings.warn(INPUT_SHAPE_WARNING, stacklevel=3)
@@ -195,16 +184,16 @@ class Layer:
     def trainable(self, value):
         """Set the flag on this layer and every sublayer (Keras 3 semantics)."""
         self._trainable = bool(value)
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             layer.trainable = value
-        self._sync_requires_grad(True)
+        self.sync_requires_grad(True)
 
-    def _sync_requires_grad(self, parent_trainable):
+    def sync_requires_grad(self, parent_trainable):
         enabled = parent_trainable and self._trainable
         for weight in self._own_weights:
             weight.requires_grad = enabled and weight.trainable
         for layer in self._sublayers:
-            layer._sync_requires_grad(enabled)
+            layer.sync_requires_grad(enabled)
 
     # ------------------------------------------------------------------ weights
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
@@ -256,15 +245,27 @@ class Layer:
                                trainable=trainable, autocast=autocast,
                                regularizer=regularizer, constraint=constraint, name=name)
 
-    def _tracked_layers(self):
+    def tracked_layers(self):
+        """The layers this layer owns (walked for weights, losses and ``trainable``)."""
         return self._sublayers
+
+    own_weights = property(lambda self: self._own_weights, doc="The weights this layer "
+                           "made with ``add_weight`` (not its sublayers'), in order.")
+
+    inbound_nodes = property(lambda self: self._inbound_nodes,
+                             doc="The graph nodes of this layer's calls on symbolic tensors.")
+
+    @property
+    def batch_input_shape(self):
+        """``(None, *input_shape)`` when the layer was given ``input_shape``, else None."""
+        return self._batch_input_shape
 
     def _collect_weights(self, own, of_sublayer):
         """``own`` weights, then ``of_sublayer(layer)`` for each sublayer, each weight once
         (a layer shared by two sublayers contributes its weights once)."""
         result = list(own)
         seen = {id(w) for w in result}
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             for weight in of_sublayer(layer):
                 if id(weight) not in seen:
                     seen.add(id(weight))
@@ -349,13 +350,13 @@ class Layer:
             regularizer = getattr(weight, "regularizer", None)
             if regularizer is not None:
                 result.append(regularizer(weight))
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             result.extend(layer.losses)
         return result
 
     def _clear_call_losses(self):
         self._call_losses.pop(threading.get_ident(), None)
-        for layer in self._tracked_layers():
+        for layer in self.tracked_layers():
             layer._clear_call_losses()
 
     # ------------------------------------------------------------------ contract
@@ -376,7 +377,7 @@ class Layer:
         return self._traced_output_shape((placeholders,), {})
 
     def _trace_dtypes(self, input_shape):
-        return getattr(self, "_last_input_dtypes", None) or [self.dtype] * len(
+        return getattr(self, "_last_input_dtypes", None) or [self._compute_dtype] * len(
             flat_shapes(input_shape))
 
     def _traced_output_shape(self, args, kwargs):
@@ -386,7 +387,7 @@ class Layer:
         for unknown in (2, 3):
             call_args = [placeholders(a, unknown) for a in args]
             call_kwargs = {k: placeholders(v, unknown) for k, v in kwargs.items()}
-            if self._call_accepts_training:
+            if self.call_accepts_training:
                 call_kwargs["training"] = False
             with no_grad(), np.errstate(all="ignore"):  # placeholder values mean nothing
                 outputs = self.call(*call_args, **call_kwargs)
@@ -404,7 +405,8 @@ class Layer:
 
     def get_config(self):
         """Constructor arguments as a JSON-serializable dict (Keras' base keys)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self._dtype_policy_config()}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config
@@ -415,10 +417,10 @@ class Layer:
         return cls(**config)
 
     # ------------------------------------------------------------------ calling
-    def _maybe_build(self, input_shape):
+    def ensure_built(self, input_shape):
         if not self.built:
             self._check_input_spec(input_shape)
-            self._build_input_shape = input_shape
+            self.build_input_shape = input_shape
             self.build(input_shape)
             self.built = True
 
@@ -458,11 +460,15 @@ class Layer:
                 _outermost_call.layer = None
         if type(inputs) is not Tensor:
             inputs = self._convert_inputs(inputs)
+        elif inputs.data.dtype != self._compute_dtype and inputs.data.dtype.kind == "f":
+            inputs = self._autocast_input(inputs)
+        if args and self._autocast_dtype is not None:
+            args = tuple(self._convert_inputs(a) for a in args)
         if not self.built:
-            self._maybe_build(_shape_of(inputs))
+            self.ensure_built(_shape_of(inputs))
         elif self.input_spec is not None and type(inputs) is Tensor:
             self._check_input_spec(inputs.data.shape)
-        if not self._call_accepts_training:
+        if not self.call_accepts_training:
             kwargs.pop("training", None)
         mask = kwargs.get("mask")
         if mask is None:
@@ -470,18 +476,22 @@ class Layer:
             # (one tensor argument) or ``{argument}_mask`` (several).
             mask = attached_mask(inputs)
             if args:
-                if self._call_mask_arguments:
+                if self.call_mask_arguments:
                     fill_argument_masks(self, (inputs, *args), kwargs)
-            elif mask is not None and self._call_accepts_mask:
+            elif mask is not None and self.call_accepts_mask:
                 kwargs["mask"] = mask
-        if not self._call_accepts_mask:
+        if not self.call_accepts_mask:
             kwargs.pop("mask", None)
-        outputs = self.call(inputs, *args, **kwargs)
+        if self._autocast_dtype != autocast_module.autocast_dtype():
+            with autocast_module.autocast_scope(self._autocast_dtype):
+                outputs = self.call(inputs, *args, **kwargs)
+        else:
+            outputs = self.call(inputs, *args, **kwargs)
         if self.activity_regularizer is not None:
             for output in flatten(outputs):
                 self.add_loss(self.activity_regularizer(output))
-        if self.supports_masking or self._overrides_compute_mask:
-            if mask is not None or self._overrides_compute_mask:
+        if self.supports_masking or self.overrides_compute_mask:
+            if mask is not None or self.overrides_compute_mask:
                 attach_masks(outputs, self.compute_mask(inputs, mask))
         elif mask is not None:
             warn_mask_dropped(self)
@@ -489,13 +499,16 @@ class Layer:
 
     def _convert_inputs(self, inputs):
         def convert(value):
-            if isinstance(value, Tensor) or value is None:
+            if value is None:
                 return value
-            if self.dtype == "string":   # a string input (Input(dtype="string")) stays NumPy
+            if isinstance(value, Tensor):
+                return self._autocast_input(value) if value.data.dtype.kind == "f" and \
+                    value.data.dtype != self._compute_dtype else value
+            if self._compute_dtype == "string":   # Input(dtype="string") stays NumPy
                 return np.asarray(value, dtype=object)
             array = autodiff.as_engine_array(value)
-            if array.dtype.kind == "f" and array.dtype != self.dtype:
-                array = array.astype(self.dtype)
+            if array.dtype.kind == "f" and array.dtype != self._compute_dtype:
+                array = array.astype(self._compute_dtype)
             return Tensor(array)
 
         if isinstance(inputs, (list, tuple, dict)):
@@ -505,7 +518,7 @@ class Layer:
     def _call_symbolic(self, inputs, args, kwargs):
         input_shape = map_structure(lambda t: t.shape, inputs)
         self._last_input_dtypes = [t.dtype for t in flatten(inputs)]
-        self._maybe_build(input_shape)
+        self.ensure_built(input_shape)
         self._check_input_spec(input_shape)
         extra_symbolic = any(is_symbolic(a) for a in args) or any(
             is_symbolic(v) for v in kwargs.values())
@@ -516,7 +529,7 @@ class Layer:
             output_shape = self.compute_output_shape(input_shape)
         else:
             trace_kwargs = kwargs
-            if mask is not None and self._call_accepts_mask and "mask" not in kwargs:
+            if mask is not None and self.call_accepts_mask and "mask" not in kwargs:
                 trace_kwargs = {**kwargs, "mask": mask}   # for the trace only, not the node
             output_shape = self._traced_output_shape((inputs, *args), trace_kwargs)
         node = Node(self, (inputs, *args), kwargs)
@@ -529,12 +542,12 @@ class Layer:
                             for i, shape in enumerate(output_shape)]
             outputs = list(node.outputs)
         self._inbound_nodes.append(node)
-        if self.supports_masking or self._overrides_compute_mask:
+        if self.supports_masking or self.overrides_compute_mask:
             attach_symbolic_masks(self, inputs, outputs, mask)
         return outputs
 
     def _output_dtype(self, inputs):
-        return self.dtype
+        return self._compute_dtype
 
     # ------------------------------------------------------------------ graph position
     def _node_attribute(self, attribute, what):

@@ -11,7 +11,7 @@ config keys are Keras 3's.
 
 from ..backends import ops
 from ..backends.ops.conv import conv_output_length
-from ..backends.ops.nn import FUSED_ACTIVATIONS
+from ..backends.ops.activation_kernels import FUSED_ACTIVATIONS
 from .options import activations as activations_module
 from .options import regularizers as regularizers_module
 from .options import weight_options

@@ -45,7 +45,7 @@ def attach_masks(outputs, masks):
 def fill_argument_masks(layer, values, kwargs):
     """Set ``kwargs[f"{argument}_mask"]`` from the masks attached to the call's positional
     ``values``, for the arguments the layer's call names that way."""
-    for position, mask_name in layer._call_mask_arguments:
+    for position, mask_name in layer.call_mask_arguments:
         if position < len(values) and kwargs.get(mask_name) is None:
             mask = attached_mask(values[position])
             if mask is not None:
@@ -80,7 +80,7 @@ def _traced_mask_shapes(layer, inputs, mask):
 def attach_symbolic_masks(layer, inputs, outputs, mask):
     """Attach symbolic masks to a symbolic call's outputs, as the eager call will attach
     real ones (Keras 3 keeps ``_keras_mask`` on symbolic tensors too)."""
-    if layer._overrides_compute_mask:
+    if layer.overrides_compute_mask:
         shapes = _traced_mask_shapes(layer, inputs, mask)
         if shapes is None:
             return

@@ -214,7 +214,7 @@ class Dot(_Merge):
         self.axes = axes
         self.normalize = bool(normalize)
 
-    def _resolved_axes(self, shapes):
+    def resolved_axes(self, shapes):
         pair = self.axes if isinstance(self.axes, list) else [self.axes, self.axes]
         resolved = [axis % len(shape) if -len(shape) <= axis < len(shape) else None
                     for axis, shape in zip(pair, shapes)]
@@ -226,7 +226,7 @@ class Dot(_Merge):
         if any(len(shape) < 2 for shape in shapes):
             raise self._mismatch(shapes, "rank >= 2")
         first, second = (list(s) for s in shapes)
-        a1, a2 = self._resolved_axes(shapes)
+        a1, a2 = self.resolved_axes(shapes)
         if None not in (first[a1], second[a2]) and first[a1] != second[a2]:
             raise self._mismatch(shapes, f"equal sizes on the dot axes {self.axes}")
         if None not in (first[0], second[0]) and first[0] != second[0]:
@@ -238,7 +238,7 @@ class Dot(_Merge):
 
     def _merge(self, inputs):
         x1, x2 = inputs
-        a1, a2 = self._resolved_axes([x1.shape, x2.shape])
+        a1, a2 = self.resolved_axes([x1.shape, x2.shape])
         if self.normalize:
             x1, x2 = _l2_normalize(x1, a1), _l2_normalize(x2, a2)
         rest1 = [i for i in range(1, x1.ndim) if i != a1]

@@ -5,6 +5,7 @@ import math
 
 from ..backends import ops, state
 from ..backends.random import SeededStream
+from ..backends.replica import draw_rows
 from .options import regularizers as regularizers_module
 from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
@@ -98,9 +99,10 @@ class GaussianDropout(Layer):
     def call(self, inputs, training=None):
         if not training or self.rate == 0.0:
             return inputs
-        noise = state.backend().random_normal(
-            self._stream.generator(), inputs.shape, inputs.dtype, mean=1.0,
-            stddev=math.sqrt(self.rate / (1.0 - self.rate)))
+        stddev = math.sqrt(self.rate / (1.0 - self.rate))
+        noise = draw_rows(lambda shape: state.backend().random_normal(
+            self._stream.generator(), shape, inputs.dtype, mean=1.0, stddev=stddev),
+            inputs.shape)
         return ops.multiply(inputs, noise)
 
     def compute_output_shape(self, input_shape):
@@ -135,8 +137,12 @@ class AlphaDropout(Dropout):
         shape = tuple(inputs.shape) if self.noise_shape is None else tuple(
             size if wanted is None else wanted
             for size, wanted in zip(inputs.shape, self.noise_shape))
-        uniform = state.backend().random_uniform(self._stream.generator(), shape,
-                                                 inputs.dtype)
+        def draw(size):
+            return state.backend().random_uniform(self._stream.generator(), size,
+                                                  inputs.dtype)
+        # data-parallel training: the global batch's draw, this process' rows of it
+        batch_axis = self.noise_shape is None or self.noise_shape[0] is None
+        uniform = draw_rows(draw, shape) if batch_axis else draw(shape)
         kept = (uniform >= self.rate).astype(inputs.dtype)
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
         a = ((1.0 - self.rate) * (1.0 + self.rate * alpha_p ** 2)) ** -0.5
@@ -169,8 +175,8 @@ class GaussianNoise(Layer):
     def call(self, inputs, training=None):
         if not training or self.stddev == 0.0:
             return inputs
-        noise = state.backend().random_normal(self._stream.generator(), inputs.shape,
-                                              inputs.dtype, stddev=self.stddev)
+        noise = draw_rows(lambda shape: state.backend().random_normal(
+            self._stream.generator(), shape, inputs.dtype, stddev=self.stddev), inputs.shape)
         return ops.add(inputs, noise)
 
     def compute_output_shape(self, input_shape):

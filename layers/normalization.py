@@ -1,7 +1,10 @@
 """Normalization layers: BatchNormalization and LayerNormalization (last axis),
 GroupNormalization (any channel axis) and UnitNormalization."""
 
-from ..backends import ops
+from ..backends import ops, replica, state
+from ..backends.autocast import autocast_scope
+from ..backends.autodiff import record
+from ..backends.ops.core import data_of
 from .options import initializers as initializers_module
 from .options import weight_options
 from .arguments import int_or_int_list, is_int, layer_error
@@ -77,6 +80,58 @@ class BaseNormalization(Layer):
                 **weight_options.config(self, "beta", "gamma")}
 
 
+def _summed(xp, values, count):
+    """``(sum over processes of values, of count)``, in one collective."""
+    packed = xp.empty(values.size + 1, dtype=values.dtype)
+    packed[:-1] = values
+    packed[-1] = count
+    packed = replica.cross_replica_sum(packed)
+    return packed[:-1], packed[-1]
+
+
+def synchronized_batch_normalization(x, gamma, beta, epsilon):
+    """Training-mode batch norm whose statistics cover the global batch of a
+    data-parallel step: the moments are summed over the processes (two collectives
+    forward, one backward), so every process normalizes with, and moves its moving
+    statistics by, the single-process numbers. Returns (y Tensor, mean, variance).
+
+    The backward sums ``g`` and ``g * x_hat`` over the processes with this process'
+    gradients scaled by its share of the batch (the weight its gradients get in the
+    average), so the input gradient is the single-process one in this process' units;
+    ``gamma``/``beta`` get their local sums, which the gradient average combines.
+    """
+    xp = state.backend().xp
+    a = data_of(x)
+    axes = tuple(range(a.ndim - 1))
+    local = a.size // a.shape[-1]
+    total, count = _summed(xp, a.sum(axis=axes), local)
+    mean = total / count
+    centered = a - mean
+    squares, _ = _summed(xp, xp.square(centered).sum(axis=axes), local)
+    variance = squares / count
+    inv_std = 1.0 / xp.sqrt(variance + epsilon)
+    normalized = centered * inv_std
+    g_data = None if gamma is None else data_of(gamma)
+    y = normalized * g_data if g_data is not None else normalized.copy()
+    if beta is not None:
+        y += data_of(beta)
+    share = replica.share_fraction()
+
+    def backward(g, needs):
+        grad_beta = g.sum(axis=axes)
+        grad_gamma = (g * normalized).sum(axis=axes)
+        both, _ = _summed(xp, xp.concatenate([grad_beta, grad_gamma]) * share, 0)
+        channels = grad_beta.size
+        scale = inv_std * g_data if g_data is not None else inv_std
+        correction = both[:channels] / count + normalized * (both[channels:] / count)
+        grad_x = (g - correction / share) * scale if share else g * 0
+        return grad_x, grad_gamma, grad_beta
+
+    output = record(y.astype(a.dtype, copy=False), (x, gamma, beta), backward,
+                    "synchronized_batch_normalization")
+    return output, mean, variance
+
+
 @LAYERS.register()
 class BatchNormalization(BaseNormalization):
     """Normalizes each channel (last axis) with batch statistics while training and with
@@ -91,6 +146,10 @@ class BatchNormalization(BaseNormalization):
         axis: only ``-1`` (channels-last) is supported.
         momentum, epsilon: Keras' defaults 0.99 and 1e-3.
         center, scale: learn ``beta`` / ``gamma``.
+        synchronized: in data-parallel training (``lamina.distribution``), compute the
+            batch statistics over the global batch of every process (their sums are
+            reduced across processes) instead of each process' own rows. Outside such
+            training it changes nothing.
     Weights: ``gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``
     (non-trainable), each (channels,).
     """
@@ -138,9 +197,14 @@ class BatchNormalization(BaseNormalization):
         return False
 
     def call(self, inputs, training=None, mask=None):
+        if inputs.dtype.itemsize < 4:   # float16 (mixed precision): normalized in float32
+            with autocast_scope(None):  # as Keras, and the weights read as float32
+                outputs = self.call(ops.cast(inputs, "float32"), training)
+            return ops.cast(outputs, inputs.dtype)
         if training and not self._frozen():
-            outputs, mean, variance = ops.batch_normalization_train(
-                inputs, self.gamma, self.beta, self.epsilon)
+            normalize = synchronized_batch_normalization if self.synchronized \
+                and replica.current_share() is not None else ops.batch_normalization_train
+            outputs, mean, variance = normalize(inputs, self.gamma, self.beta, self.epsilon)
             self._update_moving(self.moving_mean, mean)
             self._update_moving(self.moving_variance, variance)
             return outputs

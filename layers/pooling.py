@@ -135,7 +135,7 @@ class BaseGlobalPooling(Layer):
         self.keepdims = bool(keepdims)
         self.input_spec = InputSpec(ndim=self.rank + 2)
         first = 2 if self.data_format == "channels_first" else 1
-        self._axes = tuple(range(first, first + self.rank))
+        self.reduction_axes = tuple(range(first, first + self.rank))
 
     def compute_output_shape(self, input_shape):
         channels = input_shape[channel_axis(self)]
@@ -154,12 +154,12 @@ class BaseGlobalPooling(Layer):
 
 class _GlobalAverage(BaseGlobalPooling):
     def call(self, inputs):
-        return ops.mean(inputs, axis=self._axes, keepdims=self.keepdims)
+        return ops.mean(inputs, axis=self.reduction_axes, keepdims=self.keepdims)
 
 
 class _GlobalMax(BaseGlobalPooling):
     def call(self, inputs):
-        return ops.max(inputs, axis=self._axes, keepdims=self.keepdims)
+        return ops.max(inputs, axis=self.reduction_axes, keepdims=self.keepdims)
 
 
 @LAYERS.register("GlobalAvgPool1D")
@@ -171,7 +171,7 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
     supports_masking = True
 
     def call(self, inputs, mask=None):
-        steps = self._axes[0]
+        steps = self.reduction_axes[0]
         if mask is None:
             return ops.mean(inputs, axis=steps, keepdims=self.keepdims)
         weights = ops.expand_dims(ops.cast(mask, inputs.dtype), channel_axis(self))

@@ -16,6 +16,7 @@ and optimizers join from ``highlevel``). Reading never uses ``module``: classes 
 from ..backends import registry
 from .base import LAYERS
 from .options.constraints import CONSTRAINTS
+from .options.dtype_policies import DTYPE_POLICIES
 from .options.initializers import INITIALIZERS
 from .options.regularizers import REGULARIZERS
 
@@ -45,8 +46,32 @@ def add_keras_module(kind_registry, module, keys=()):
 
 
 def legacy_entry(layer):
-    """``{"class_name", "config"}`` of a layer or a nested model."""
-    return {"class_name": layer.registered_class_name(), "config": layer.get_config()}
+    """``{"class_name", "config"}`` of a layer or a nested model; a class registered
+    with ``register_keras_serializable`` is named ``"package>name"``, as Keras' ``.h5``
+    writer does; objects that its ``get_config()`` returns as they are (a custom layer
+    holding a sublayer or a regularizer) become entries of their own, as Keras
+    serializes them."""
+    registered = registry.GLOBAL_CUSTOM_NAMES.get(type(layer))
+    return {"class_name": registered or layer.registered_class_name(),
+            "config": _entries_for_objects(layer.get_config())}
+
+
+def _entries_for_objects(value):
+    """``value`` with every configurable object in it (layers, regularizers,
+    initializers, constraints, at any depth of lists and dicts) as its entry."""
+    if isinstance(value, dict):
+        return {key: _entries_for_objects(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_entries_for_objects(item) for item in value]
+    if hasattr(value, "registered_class_name") and hasattr(value, "get_config"):
+        return serialize(value)
+    if not isinstance(value, type) and callable(getattr(value, "get_config", None)):
+        return {"class_name": type(value).__name__,
+                "config": _entries_for_objects(value.get_config())}
+    return value
+
+
+add_keras_module(DTYPE_POLICIES, "keras", keys=("dtype",))
 
 
 def _is_own(obj):
@@ -97,7 +122,7 @@ def layer_classes(layer):
             continue
         seen.add(id(item))
         found.setdefault(item.registered_class_name(), type(item))
-        stack.extend(item._tracked_layers())
+        stack.extend(item.tracked_layers())
         stack.extend(getattr(item, "layers", None) or [])
     return found
 
@@ -114,20 +139,29 @@ def to_keras3(value, hint=LAYERS, classes=None):
     if isinstance(value.get("class_name"), str) and "config" in value and \
             not value["class_name"].startswith("__"):
         layer_entry = hint is LAYERS
-        module, registered_name = _place(value["class_name"], hint,
-                                         classes if layer_entry else {})
+        class_name = value["class_name"]
+        custom = registry.GLOBAL_CUSTOM_OBJECTS.get(class_name) if ">" in class_name \
+            else None
+        if "registered_name" in value:  # already in Keras 3's form (a nested object)
+            module, registered_name = value.get("module"), value["registered_name"]
+        elif custom is not None:        # a legacy "package>name": Keras 3 splits it
+            module, registered_name = getattr(custom, "__module__", None), class_name
+            class_name = getattr(custom, "__name__", class_name)
+        else:
+            module, registered_name = _place(class_name, hint,
+                                             classes if layer_entry else {})
         inner = value["config"]
-        result = {"module": module, "class_name": value["class_name"],
-                  "config": _walk_config(inner, classes) if isinstance(inner, dict)
+        result = {"module": module, "class_name": class_name,
+                  "config": walk_config(inner, classes) if isinstance(inner, dict)
                   else inner,
                   "registered_name": registered_name}
         result.update({k: to_keras3(v, None) if k == "inbound_nodes" else v
                        for k, v in value.items() if k not in result})
         return result
-    return _walk_config(value, classes)
+    return walk_config(value, classes)
 
 
-def _walk_config(config, classes=None):
+def walk_config(config, classes=None):
     return {key: to_keras3(item, _registry_for(key), classes) for key, item in config.items()}
 
 
@@ -135,7 +169,7 @@ def serialize(layer):
     """A layer in Keras 3's form (``keras.layers.serialize``), with its ``build_config``
     once built."""
     entry = to_keras3(legacy_entry(layer), classes=layer_classes(layer))
-    shape = getattr(layer, "_build_input_shape", None)
+    shape = getattr(layer, "build_input_shape", None)
     if layer.built and isinstance(shape, (list, tuple)):
         entry["build_config"] = {"input_shape": list(shape)}
     return entry
@@ -155,7 +189,7 @@ def deserialize(config, custom_objects=None):
         layer = cls.from_config(inner)
     shape = (config.get("build_config") or {}).get("input_shape")
     if shape is not None and not layer.built:
-        layer._maybe_build(tuple(shape))
+        layer.ensure_built(tuple(shape))
     return layer
 
 

@@ -148,6 +148,8 @@ def placeholders(structure, unknown):
         if not isinstance(leaf, SymbolicTensor):
             return leaf
         shape = tuple(unknown if s is None else s for s in leaf.shape)
+        if leaf.dtype == "string":          # text stays a host NumPy array
+            return np.full(shape, "", dtype=object)
         fill = xp.ones if np.dtype(leaf.dtype) == np.bool_ else xp.zeros
         return Tensor(fill(shape, dtype=leaf.dtype))
 

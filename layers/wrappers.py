@@ -46,16 +46,16 @@ class TimeDistributed(Layer):
         return (folded,) + tuple(input_shape[2:])
 
     def build(self, input_shape):
-        self.layer._maybe_build(self._inner_shape(input_shape))
+        self.layer.ensure_built(self._inner_shape(input_shape))
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
         shape = inputs.shape
         folded = ops.reshape(inputs, (shape[0] * shape[1],) + tuple(shape[2:]))
         kwargs = {}
-        if self.layer._call_accepts_training:
+        if self.layer.call_accepts_training:
             kwargs["training"] = training
-        if mask is not None and self.layer._call_accepts_mask:
+        if mask is not None and self.layer.call_accepts_mask:
             kwargs["mask"] = ops.reshape(mask, (shape[0] * shape[1],) + tuple(mask.shape[2:]))
         outputs = self.layer(folded, **kwargs)
         return ops.reshape(outputs, (shape[0], shape[1]) + tuple(outputs.shape[1:]))

@@ -1,11 +1,13 @@
 """The architecture rules of ``../shared/DESIGN.md`` section 1, checked on the source tree.
 
 Imports only go down (``highlevel -> layers -> backends``; the root ``__init__`` re-exports
-and sits on top), there are no module-level import cycles inside lamina, no module is over
-600 lines, every source module has a test file mirroring it (``tests/<folder>/test_<name>.py``
-beside ``<folder>/<name>.py``, or an entry in ``UNMIRRORED`` saying why not), every test
-file under a mirrored folder mirrors a source module, and nothing installs an import hook.
-The source is parsed (``ast``), not imported.
+and sits on top), there are no import cycles inside lamina (function-level imports
+included), no module is over 600 lines, no module uses another module's private
+(underscore) names, every source module has a test file mirroring it
+(``tests/<folder>/test_<name>.py`` beside ``<folder>/<name>.py``, or an entry in
+``UNMIRRORED`` saying why not), every test file mirrors a source module or an example (or
+is a cross-cutting test listed in ``CROSS_CUTTING`` with its reason), and nothing installs
+an import hook. The source is parsed (``ast``), not imported.
 """
 
 import ast
@@ -26,15 +28,15 @@ UNMIRRORED = {
     "backends/interface.py": "the abstract Backend: every engine test runs through it",
     "backends/array_engine.py": "the kernels both engines share: every op test (check_op) "
                                 "runs through them on each engine",
-    "backends/state.py": "engine/floatx/seed state, tested through test_context.py and "
-                         "the seeding section of test_autodiff.py (issue-12 branches edit "
-                         "both; split after their merge)",
     "backends/config.py": "re-exports of context/state names as lamina.config",
     "backends/registry.py": "name lookup, tested through every get()/deserialize test in "
                             "layers/options and the unknown-name tests",
     "backends/numpy/engine.py": "the NumPy engine: every op test runs on it (check_op)",
     "backends/cupy/engine.py": "the CuPy engine: every op test runs on it where a GPU is",
     "backends/ops/core.py": "plumbing shared by the op families, tested through them",
+    "backends/ops/activation_kernels.py": "the in-place activations of the fused ops, tested "
+                                          "through the dense, conv and recurrent op tests "
+                                          "(check_op on every engine)",
     "backends/ops/conv.py": "conv and pool ops, tested beside their kernels in "
                            "tests/backends/test_conv.py and test_pool.py",
     "layers/arguments.py": "argument validation, tested by each layer's bad-argument tests",
@@ -46,27 +48,61 @@ UNMIRRORED = {
     "layers/rnn/cells.py": "the cells, tested with the layers in tests/layers/rnn/test_rnn.py",
     "layers/rnn/bidirectional.py": "tested with the recurrent layers it wraps in "
                                    "tests/layers/rnn/test_rnn.py",
+    "highlevel/losses/cross_entropy.py": "the cross-entropy functions, tested with their loss "
+                                         "classes in tests/highlevel/losses/test_losses.py",
+    "highlevel/losses/loss_utils.py": "argument handling of every loss and metric, tested "
+                                      "through them (test_losses.py, test_metrics.py)",
+    "highlevel/losses/reduction.py": "sample weighting and reductions, tested by every loss's "
+                                     "weights-and-reductions case in test_losses.py",
+    "highlevel/optimizers/moments.py": "Nadam's and Adamax's shared constructor and config, "
+                                       "tested through test_nadam.py and test_adamax.py",
+    "highlevel/metrics/reduction_metrics.py": "Mean/Sum/MeanMetricWrapper, tested through "
+                                              "every metric built on them (test_metrics.py)",
+    "highlevel/saving/saving_api.py": "lamina.saving's functions, tested in "
+                                      "tests/test_public_api.py and saving/test_model_file.py",
+    "highlevel/utils/array_batches.py": "batching of in-memory arrays, tested through fit/"
+                                        "evaluate/predict in training/test_data_adapters.py",
+    "highlevel/saving/serialization.py": "Keras 3's layer/graph config schema, tested by the "
+                                         "config round trips of tests/highlevel/models/ and "
+                                         "the Keras files of saving/test_keras_format.py",
+    "highlevel/wrappers/default_networks.py": "the wrappers' defaults (networks, training "
+                                              "arguments, engine scope), tested through the "
+                                              "estimators in wrappers/test_sklearn.py",
 }
-MIRRORED_TEST_FOLDERS = ("backends", "layers")
+MIRRORED_TEST_FOLDERS = ("backends", "layers", "highlevel")
 
-# Modules that break a rule today while another issue-13 change fixes them: (reason, check
-# that is True while the module still breaks it). The rule tests skip them; each has an
-# xfail of its own, which passes once the module is fixed (then remove the entry).
-BEING_FIXED = {
-    "backends/ops/recurrent.py": (
-        "over 600 lines; the shared in-place activations move out of it (issue 13)",
-        lambda path: line_count(path) > MAX_LINES),
-    "__init__.py": (
-        "the sys.meta_path namespace hook; lamina.optimizers etc. become real packages "
-        "(issue 13)",
-        lambda path: uses_import_hook(path)),
+# Test files that mirror no single module: they check a property that crosses the tree.
+CROSS_CUTTING = {
+    "test_layout.py": "the architecture rules, on the whole source tree",
+    "test_public_api.py": "the public namespaces (lamina.X) and what they re-export",
+    "benchmarks/test_quick_suite.py": "benchmarks/run.py --quick runs and reports",
+    "highlevel/export/test_export.py": "model.export, the entry point of the export package "
+                                       "(highlevel/export/__init__.py)",
+    "examples/test_keras_guides.py": "the keras.io guides of examples/keras_guides/, each "
+                                     "run in a subprocess",
+    "highlevel/callbacks/test_callback_hooks.py": "the hook sequence fit/evaluate/predict "
+                                                  "fire, against Keras 3.15 (trainer and "
+                                                  "callbacks together)",
+    "highlevel/callbacks/test_progbar_notebook.py": "a second file of progbar.py (the "
+                                                    "Jupyter bar, a faked kernel)",
+    "highlevel/saving/test_object_registration_names.py": "a second file of "
+                                                          "object_registration.py (exact "
+                                                          "registered names)",
+    "properties/test_bad_input.py": "bad input anywhere (layers, compile, fit) gives an error "
+                                    "naming the problem",
+    "properties/test_determinism_memory.py": "the same seed gives bit-identical training "
+                                             "(initializers, Dropout, shuffling) and training "
+                                             "keeps memory flat",
+    "properties/test_float32_steps.py": "no float64 anywhere in a float32 training step of "
+                                        "each benchmark workload (every op and gradient)",
+    "properties/test_threads.py": "training and inference on several threads (engine state, "
+                                  "models, the wrappers' engine scopes)",
 }
-
 
 def source_files():
     """Every module of the package, as paths relative to the repository root."""
     return sorted(path.relative_to(ROOT) for path in ROOT.rglob("*.py")
-                  if path.relative_to(ROOT).parts[0] not in NOT_SOURCE
+                  if path.relative_to(ROOT).parts[0] not in NOT_SOURCE | {"setup.py"}
                   and not any(part.startswith(".") for part in path.relative_to(ROOT).parts))
 
 
@@ -150,12 +186,33 @@ def test_no_module_level_import_cycles():
     assert not cycles, "module-level import cycles:\n" + "\n".join(cycles)
 
 
-@pytest.mark.xfail(reason="backends/state.py imports backends/context.py inside a function "
-                          "(issue 13: context.py takes the active engine; another helper is "
-                          "fixing it)", strict=False)
+# Cycles closed only by an import inside a function, and why they stay for now.
+FUNCTION_LEVEL_CYCLES_ALLOWED = {
+    "lamina.highlevel.export.onnx -> lamina.highlevel.export.onnx_layers -> "
+    "lamina.highlevel.export.onnx": "onnx imports its converter modules when it first "
+    "exports, so that they register (a converter registry module of its own would end it)",
+    "lamina.highlevel.export.onnx -> lamina.highlevel.export.onnx_sequence -> "
+    "lamina.highlevel.export.onnx": "as above",
+    "lamina.highlevel.saving.keras_serialization -> lamina.highlevel.saving.model_file -> "
+    "lamina.highlevel.saving.keras_zip -> lamina.highlevel.saving.keras_serialization":
+    "model_file dispatches .keras paths to keras_zip, which builds on it (a suffix -> "
+    "format registry would end it)",
+    "lamina.highlevel.saving.model_file -> lamina.highlevel.saving.keras_zip -> "
+    "lamina.highlevel.saving.model_file": "as above",
+    "lamina.highlevel.saving.keras_zip -> lamina.highlevel.saving.weights_file -> "
+    "lamina.highlevel.saving.keras_zip": "as above (load_weights of a .keras archive)",
+}
+
+
 def test_no_import_cycles_through_function_level_imports():
-    cycles = import_cycles(module_level_only=False)
+    cycles = [cycle for cycle in import_cycles(module_level_only=False)
+              if cycle not in FUNCTION_LEVEL_CYCLES_ALLOWED]
     assert not cycles, "import cycles (function-level imports included):\n" + "\n".join(cycles)
+
+
+def test_the_cycle_allow_list_is_needed():
+    stale = set(FUNCTION_LEVEL_CYCLES_ALLOWED) - set(import_cycles(module_level_only=False))
+    assert not stale, f"FUNCTION_LEVEL_CYCLES_ALLOWED entries no longer cycles: {stale}"
 
 
 def line_count(path):
@@ -165,7 +222,7 @@ def line_count(path):
 
 def test_no_module_over_600_lines():
     long = {str(path): line_count(path) for path in source_files()
-            if str(path) not in BEING_FIXED and line_count(path) > MAX_LINES}
+            if line_count(path) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
@@ -175,17 +232,101 @@ def uses_import_hook(path):
 
 
 def test_no_import_hook():
-    hooks = [str(path) for path in source_files()
-             if str(path) not in BEING_FIXED and uses_import_hook(path)]
+    hooks = [str(path) for path in source_files() if uses_import_hook(path)]
     assert not hooks, f"sys.meta_path used in {hooks}; make namespaces real packages"
 
 
-@pytest.mark.parametrize("name", sorted(BEING_FIXED))
-def test_modules_being_fixed(name):
-    """The modules the other issue-13 changes are fixing; xfail until they are."""
-    reason, check = BEING_FIXED[name]
-    if check(Path(name)):
-        pytest.xfail(reason)
+# Private names a module may use although another module (or package) defines them, and why.
+KERAS_MASK = ("Keras' own attribute for the mask a tensor carries (``tensor._keras_mask``, "
+              "read and set by user code as in Keras 3); lamina keeps its name")
+PRIVATE_USES_ALLOWED = {
+    ("highlevel/wrappers/sklearn.py", "_check_sample_weight"):
+        "scikit-learn's own sample_weight validation, which its estimators use and which has "
+        "no public equivalent; the estimator checks hold the wrappers to it",
+    ("layers/masks.py", "_keras_mask"): KERAS_MASK,
+    ("highlevel/models/functional.py", "_keras_mask"): KERAS_MASK,
+    ("highlevel/losses/loss_utils.py", "_keras_mask"): KERAS_MASK,
+    ("layers/dtype_policy_mixin.py", "_keras_mask"): KERAS_MASK,
+    ("highlevel/metrics/reduction_metrics.py", "_getframe"):
+        "sys._getframe(1): the caller's module for the generated metric classes' "
+        "__module__ (so they pickle by reference), as the standard library's namedtuple does",
+    ("highlevel/callbacks/tensorboard.py", "_get_file_writer"):
+        "tensorboardX's SummaryWriter has no public call that writes a raw Summary proto "
+        "(the Keras graph summary); its own add_* methods go through _get_file_writer",
+}
+
+
+def is_private(name):
+    """``_name`` (one or two leading underscores), not a ``__dunder__``."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _is_self(node):
+    """``self``, ``cls`` or ``super()``: an object's own (and its base classes') names."""
+    return (isinstance(node, ast.Name) and node.id in ("self", "cls")) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id == "super")
+
+
+def defined_names(tree):
+    """The names a module defines: its functions, classes, variables and arguments, the
+    attributes it sets on ``self``/``cls``, and its ``__slots__`` entries."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and _is_self(node.value):
+            names.add(node.attr)
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "__slots__"
+                for target in node.targets):
+            names.update(c.value for c in ast.walk(node.value)
+                         if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return names
+
+
+def private_uses(path):
+    """``(line, name, how)`` for each private name module ``path`` uses but does not define:
+    ``x._name`` (read or set) and ``getattr``/``hasattr``/``setattr(x, "_name")`` on
+    anything but ``self``/``cls``/``super()``, and ``from module import _name``."""
+    tree = ast.parse((ROOT / path).read_text(), str(path))
+    own = defined_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr) \
+                and node.attr not in own and not _is_self(node.value):
+            found.append((node.lineno, node.attr, f"{ast.unparse(node.value)}.{node.attr}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("getattr", "hasattr", "setattr", "delattr") \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str) and is_private(node.args[1].value) \
+                and node.args[1].value not in own and not _is_self(node.args[0]):
+            name = node.args[1].value
+            found.append((node.lineno, name, f"{node.func.id}(..., {name!r})"))
+        elif isinstance(node, ast.ImportFrom):
+            found.extend((node.lineno, alias.name, f"from {'.' * node.level}"
+                          f"{node.module or ''} import {alias.name}")
+                         for alias in node.names if is_private(alias.name))
+    return found
+
+
+def test_no_module_uses_another_modules_private_names():
+    uses = [f"{path}:{line}: {how}" for path in source_files()
+            for line, name, how in private_uses(path)
+            if (str(path), name) not in PRIVATE_USES_ALLOWED]
+    assert not uses, ("private names used outside the module that defines them (give the "
+                      "shared thing a public name in its owner):\n" + "\n".join(uses))
+
+
+def test_the_private_use_allow_list_is_needed():
+    stale = [f"{path}: {name}" for path, name in PRIVATE_USES_ALLOWED
+             if name not in {used for _, used, _ in private_uses(Path(path))}]
+    assert not stale, f"PRIVATE_USES_ALLOWED entries no longer used: {stale}"
 
 
 def mirror_of(path):
@@ -201,25 +342,41 @@ def unmirrored(folders):
             and str(path) not in UNMIRRORED]
 
 
-def test_every_backends_and_layers_module_has_a_mirroring_test():
+def test_every_module_has_a_mirroring_test():
     missing = unmirrored(MIRRORED_TEST_FOLDERS)
     assert not missing, "add tests/<folder>/test_<name>.py (or a reason in UNMIRRORED): " \
         + ", ".join(missing)
 
 
-@pytest.mark.xfail(reason="tests/highlevel/ is mirrored by the lead after the issue-12 "
-                          "branches (which edit those test files) are merged", strict=False)
-def test_every_highlevel_module_has_a_mirroring_test():
-    missing = unmirrored(("highlevel",))
-    assert not missing, "add tests/<folder>/test_<name>.py: " + ", ".join(missing)
-
-
-def test_every_backends_and_layers_test_mirrors_a_module():
+def test_every_test_file_mirrors_a_module_or_an_example_or_is_cross_cutting():
     sources = {str(path) for path in source_files()}
-    orphans = [str(test.relative_to(TESTS))
-               for folder in MIRRORED_TEST_FOLDERS for test in (TESTS / folder).rglob("test_*.py")
-               if str(test.relative_to(TESTS).parent / test.name[len("test_"):]) not in sources]
-    assert not orphans, f"test files that mirror no source module: {orphans}"
+    examples = {path.name for path in (ROOT / "examples").glob("*.py")}
+    orphans = []
+    for test in sorted(TESTS.rglob("test_*.py")):
+        relative = test.relative_to(TESTS)
+        mirrored = str(relative.parent / test.name[len("test_"):])
+        if relative.parts[0] in MIRRORED_TEST_FOLDERS:
+            home = mirrored in sources or str(relative) in CROSS_CUTTING
+        elif relative.parts[0] == "examples":
+            home = (relative.parent == Path("examples")
+                    and mirrored[len("examples/"):] in examples) or str(relative) in CROSS_CUTTING
+        else:
+            home = str(relative) in CROSS_CUTTING
+        if not home:
+            orphans.append(str(relative))
+    assert not orphans, ("test files that mirror no source module or example (and are not "
+                         f"listed in CROSS_CUTTING): {orphans}")
+
+
+def test_every_example_has_a_test():
+    missing = [path.name for path in sorted((ROOT / "examples").glob("*.py"))
+               if not (TESTS / "examples" / f"test_{path.name}").exists()]
+    assert not missing, f"add tests/examples/test_<name>.py for {missing}"
+
+
+def test_the_cross_cutting_list_names_real_test_files():
+    stale = [name for name in CROSS_CUTTING if not (TESTS / name).exists()]
+    assert not stale, f"CROSS_CUTTING entries that no longer exist: {stale}"
 
 
 def test_the_allow_list_names_real_modules_without_tests():

@@ -42,11 +42,29 @@ class NumpyBackend(ArrayEngine):
 
         return erf(x).astype(x.dtype, copy=False)
 
+    def linear(self, x, kernel, bias=None):
+        """float16 GEMMs run as float32 BLAS GEMMs rounded back to float16 (NumPy has no
+        float16 BLAS: its float16 matmul is several times slower than float32), as GPUs
+        accumulate float16 products in float32."""
+        if x.dtype == numpy.float16 and kernel.dtype == numpy.float16:
+            out = super().linear(x.astype(numpy.float32), kernel.astype(numpy.float32))
+            out = out.astype(numpy.float16)
+            if bias is not None:
+                out += bias
+            return out
+        return super().linear(x, kernel, bias)
+
     def scatter_add(self, shape, indices, updates):
         flat_indices = indices.reshape(-1)
         flat_updates = updates.reshape((flat_indices.shape[0],) + tuple(shape[1:]))
         out = numpy.zeros(shape, dtype=updates.dtype)
         if flat_indices.shape[0] == 0:
+            return out
+        kernels = self.compiled_module("scatter", updates.dtype)
+        if kernels is not None and len(shape) > 1 and shape[0] > 0:
+            width = out.size // shape[0]
+            kernels.scatter_add_rows(out.reshape(shape[0], width), flat_indices,
+                                     numpy.ascontiguousarray(flat_updates).reshape(-1, width))
             return out
         # Rows sorted by index, then one reduceat per run of equal indices.
         order = numpy.argsort(flat_indices, kind="stable")
@@ -55,6 +73,82 @@ class NumpyBackend(ArrayEngine):
             [numpy.ones(1, dtype=bool), sorted_indices[1:] != sorted_indices[:-1]]))
         out[sorted_indices[starts]] = numpy.add.reduceat(flat_updates[order], starts, axis=0)
         return out
+
+    # ------------------------------------------------- softmax and layer norm
+    def _last_axis_kernels(self, name, x, axis):
+        """The compiled module ``name`` for a kernel over the last axis of ``x``, or None
+        (another axis, an empty array, a dtype without compiled kernels)."""
+        if axis not in (-1, x.ndim - 1) or x.size == 0:
+            return None
+        return self.compiled_module(name, x.dtype)
+
+    def _rows(self, kernel, *arrays, out=None):
+        """Run ``kernel(*rows, out_rows)`` on the arrays as C-contiguous 2-D (rows, last
+        axis) views; the result is ``out`` (C-contiguous) or a new array."""
+        shape = arrays[0].shape
+        rows = [numpy.ascontiguousarray(a).reshape(-1, shape[-1]) for a in arrays]
+        result = numpy.empty(shape, dtype=arrays[0].dtype) if out is None else out
+        kernel(*rows, result.reshape(-1, shape[-1]))
+        return result
+
+    def softmax(self, x, axis=-1, out=None):
+        """:meth:`ArrayEngine.softmax`; over the last axis one compiled loop per row
+        (:mod:`lamina.backends.numpy.compiled.softmax`)."""
+        kernels = self._last_axis_kernels("softmax", x, axis)
+        if kernels is None or (out is not None and not out.flags.c_contiguous):
+            return super().softmax(x, axis=axis, out=out)
+        return self._rows(kernels.softmax_forward, x, out=out)
+
+    def log_softmax(self, x, axis=-1):
+        kernels = self._last_axis_kernels("softmax", x, axis)
+        if kernels is None:
+            return super().log_softmax(x, axis=axis)
+        return self._rows(kernels.log_softmax_forward, x)
+
+    def softmax_backward(self, grad, out, axis=-1):
+        kernels = self._last_axis_kernels("softmax", out, axis)
+        if kernels is None or grad.dtype != out.dtype:
+            return super().softmax_backward(grad, out, axis=axis)
+        return self._rows(kernels.softmax_backward, grad, out)
+
+    def log_softmax_backward(self, grad, out, axis=-1):
+        kernels = self._last_axis_kernels("softmax", out, axis)
+        if kernels is None or grad.dtype != out.dtype:
+            return super().log_softmax_backward(grad, out, axis=axis)
+        return self._rows(kernels.log_softmax_backward, grad, out)
+
+    def layer_norm_forward(self, x, gamma, beta, epsilon):
+        """:meth:`ArrayEngine.layer_norm_forward` as one compiled loop per row
+        (:mod:`lamina.backends.numpy.compiled.normalization`); the same context."""
+        kernels = self._last_axis_kernels("normalization", x, -1)
+        if kernels is None or any(p is not None and p.dtype != x.dtype for p in (gamma, beta)):
+            return super().layer_norm_forward(x, gamma, beta, epsilon)
+        rows = numpy.ascontiguousarray(x).reshape(-1, x.shape[-1])
+        y, normalized = numpy.empty(x.shape, x.dtype), numpy.empty(x.shape, x.dtype)
+        inv_std = numpy.empty(x.shape[:-1] + (1,), x.dtype)
+        stand_in = rows[0]
+        kernels.layer_norm_forward(
+            rows, stand_in if gamma is None else numpy.ascontiguousarray(gamma),
+            stand_in if beta is None else numpy.ascontiguousarray(beta),
+            x.dtype.type(epsilon), gamma is not None, beta is not None,
+            y.reshape(rows.shape), normalized.reshape(rows.shape), inv_std.reshape(-1))
+        return y, (normalized, gamma, inv_std)
+
+    def layer_norm_backward(self, grad_y, context):
+        normalized, gamma, inv_std = context
+        kernels = self._last_axis_kernels("normalization", normalized, -1)
+        if kernels is None or grad_y.dtype != normalized.dtype:
+            return super().layer_norm_backward(grad_y, context)
+        rows = numpy.ascontiguousarray(grad_y).reshape(-1, grad_y.shape[-1])
+        grad_x = numpy.empty(grad_y.shape, grad_y.dtype)
+        grad_gamma = numpy.zeros(grad_y.shape[-1], grad_y.dtype)
+        grad_beta = numpy.zeros(grad_y.shape[-1], grad_y.dtype)
+        kernels.layer_norm_backward(
+            rows, normalized.reshape(rows.shape),
+            grad_beta if gamma is None else numpy.ascontiguousarray(gamma),
+            inv_std.reshape(-1), gamma is not None, grad_x.reshape(rows.shape), grad_gamma,
+            grad_beta)
+        return grad_x, grad_gamma, grad_beta
 
     # ------------------------------------------------------------- batch blocks
     def batch_blocks(self, batch, elements):
@@ -84,6 +178,13 @@ class NumpyBackend(ArrayEngine):
         module = self.compiled_module("cells", dtype)
         return None if module is None else (module.gru_cell_forward, module.gru_cell_backward)
 
+    def recurrent_loop_kernels(self, cell, dtype):
+        """Numba-compiled time loops calling NumPy's BLAS (see
+        :mod:`lamina.backends.numpy.compiled.recurrent_loop`), as :meth:`compiled_module`
+        gives them; None also when that BLAS has no CBLAS entry point."""
+        module = self.compiled_module("recurrent_loop", dtype)
+        return None if module is None else module.loop_kernels(cell, dtype)
+
     def optimizer_kernel(self, name, dtype):
         """The compiled Adam step (:func:`lamina.backends.numpy.compiled.optimizers.adam_update`)
         for ``"adam"``, as :meth:`compiled_module` gives it; None for other rules."""
@@ -98,8 +199,9 @@ COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 
 
 def compiled(name):
-    """The module of Numba-compiled kernels ``name`` (``"cells"``,
-    ``"pooling"`` or ``"optimizers"`` in :mod:`lamina.backends.numpy.compiled`), imported
+    """The module of Numba-compiled kernels ``name`` (``"cells"``, ``"pooling"``,
+    ``"optimizers"``, ``"softmax"``, ``"normalization"`` or ``"scatter"`` in
+    :mod:`lamina.backends.numpy.compiled`), imported
     on first use; None when ``LAMINA_JIT=0`` is set or the import fails (Numba missing:
     silently; any other error, such as no writable cache directory: with a warning)."""
     with _COMPILED_LOCK:

@@ -9,7 +9,7 @@ Example:
     >>> y = ops.sum(ops.relu(x) * 3.0)
 """
 
-from ..autodiff import Tensor
+from ..autodiff import Tensor, Variable
 from .activations import (celu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_swish,
                           hard_tanh, log_sigmoid, soft_shrink, softsign, sparse_plus,
                           sparse_sigmoid, sparsemax, squareplus, swish, tanh_shrink,
@@ -145,6 +145,15 @@ Tensor.__lt__ = less
 Tensor.__le__ = less_equal
 Tensor.__gt__ = greater
 Tensor.__ge__ = greater_equal
+# Elementwise ``==`` / ``!=`` as on Keras tensors; tensors stay hashable by identity.
+Tensor.__eq__ = lambda self, other: (NotImplemented if other is None or isinstance(
+    other, str) else equal(self, other))
+Tensor.__ne__ = lambda self, other: (NotImplemented if other is None or isinstance(
+    other, str) else not_equal(self, other))
+Tensor.__hash__ = object.__hash__
+# Variables are state kept in lists (weights, optimizer slots): they compare by identity.
+Variable.__eq__, Variable.__ne__ = object.__eq__, object.__ne__
+Variable.__hash__ = object.__hash__
 Tensor.reshape = lambda self, *shape_: reshape(
     self, shape_[0] if len(shape_) == 1 else shape_)
 Tensor.T = property(lambda self: transpose(self))

@@ -2,27 +2,28 @@
 elementwise op with its derivative beside it (the classic activations are in :mod:`.nn`)."""
 
 from .core import data_of, float_data, record, xp
-from .elementwise import _unary
+from .elementwise import unary_op
 from .math import multiply
-from .nn import _sigmoid, sigmoid, silu
+from .activation_kernels import sigmoid as sigmoid_array
+from .nn import sigmoid, silu
 from .shape import split
 
 
-softsign = _unary("softsign", lambda a: a / (1 + xp().abs(a)),
+softsign = unary_op("softsign", lambda a: a / (1 + xp().abs(a)),
                   lambda a, out: 1 / ((1 + xp().abs(a)) ** 2),
                   doc="``x / (1 + |x|)``.")
-hard_sigmoid = _unary("hard_sigmoid", lambda a: xp().clip(a / 6 + 0.5, 0, 1),
+hard_sigmoid = unary_op("hard_sigmoid", lambda a: xp().clip(a / 6 + 0.5, 0, 1),
                       lambda a, out: ((a > -3) & (a < 3)) * a.dtype.type(1 / 6),
                       doc="``clip(x / 6 + 0.5, 0, 1)`` (Keras' piecewise-linear sigmoid).")
-sparse_sigmoid = _unary("sparse_sigmoid", lambda a: xp().clip(0.5 * (a + 1), 0, 1),
+sparse_sigmoid = unary_op("sparse_sigmoid", lambda a: xp().clip(0.5 * (a + 1), 0, 1),
                         lambda a, out: ((a > -1) & (a < 1)) * a.dtype.type(0.5),
                         doc="0 below -1, 1 above 1, ``(x + 1) / 2`` between.")
-hard_tanh = _unary("hard_tanh", lambda a: xp().clip(a, -1, 1),
+hard_tanh = unary_op("hard_tanh", lambda a: xp().clip(a, -1, 1),
                    lambda a, out: (a > -1) & (a < 1), doc="``clip(x, -1, 1)``.")
-tanh_shrink = _unary("tanh_shrink", lambda a: a - xp().tanh(a),
+tanh_shrink = unary_op("tanh_shrink", lambda a: a - xp().tanh(a),
                      lambda a, out: xp().tanh(a) ** 2, doc="``x - tanh(x)``.")
-log_sigmoid = _unary("log_sigmoid", lambda a: -xp().logaddexp(-a, 0).astype(a.dtype, copy=False),
-                     lambda a, out: _sigmoid(-a), doc="``log(sigmoid(x))``, computed stably.")
+log_sigmoid = unary_op("log_sigmoid", lambda a: -xp().logaddexp(-a, 0).astype(a.dtype, copy=False),
+                     lambda a, out: sigmoid_array(-a), doc="``log(sigmoid(x))``, computed stably.")
 
 
 def _hard_silu_derivative(a, out):
@@ -30,9 +31,9 @@ def _hard_silu_derivative(a, out):
     return xp().where(a >= 3, 1.0, xp().where(inside, a / 3 + 0.5, 0.0)).astype(a.dtype)
 
 
-hard_silu = _unary("hard_silu", lambda a: a * xp().clip(a / 6 + 0.5, 0, 1),
+hard_silu = unary_op("hard_silu", lambda a: a * xp().clip(a / 6 + 0.5, 0, 1),
                    _hard_silu_derivative, doc="``x * hard_sigmoid(x)``.")
-hard_swish = _unary("hard_swish", lambda a: a * xp().clip(a / 6 + 0.5, 0, 1),
+hard_swish = unary_op("hard_swish", lambda a: a * xp().clip(a / 6 + 0.5, 0, 1),
                     _hard_silu_derivative, doc="Alias of ``hard_silu``.")
 
 
@@ -44,7 +45,7 @@ def _sparse_plus_derivative(a, out):
     return xp().where(a <= -1, 0, xp().where(a < 1, 0.5 * (a + 1), 1)).astype(a.dtype)
 
 
-sparse_plus = _unary("sparse_plus", _sparse_plus, _sparse_plus_derivative,
+sparse_plus = unary_op("sparse_plus", _sparse_plus, _sparse_plus_derivative,
                      doc="0 below -1, ``(x + 1) ** 2 / 4`` on [-1, 1), ``x`` above.")
 
 
@@ -161,4 +162,4 @@ def mish(x):
     """``x * tanh(softplus(x))``."""
     a = data_of(x)
     t = xp().tanh(_softplus_array(a))
-    return _elementwise(x, a * t, "mish", lambda: t + a * (1 - t * t) * _sigmoid(a))
+    return _elementwise(x, a * t, "mish", lambda: t + a * (1 - t * t) * sigmoid_array(a))

@@ -1,10 +1,10 @@
 """Convolution and pooling ops (channels-last), forward and backward on Backend kernels."""
 
 from .. import state
-from ..conv import conv_output_shape
+from ..conv import conv_output_shape, conv_workspace_bytes, workspace_per_sample
 from ..pool import pool_output_shape
 from .core import data_of, record
-from .nn import activation_backward, add_bias_and_activate, check_fused_activation
+from .activation_kernels import activation_backward, add_bias_and_activate, check_fused_activation
 from .shape import reshape, transpose
 
 
@@ -46,12 +46,17 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
     out = backend.xp.empty(conv_output_shape(x.shape, w.shape, strides, padding, dilation,
                                              groups), dtype=x.dtype)
     # The batch runs in row blocks (on several threads with the NumPy engine): each block
-    # does its im2col, GEMM, bias and activation while its rows are still in cache.
+    # does its im2col, GEMM, bias and activation while its rows are still in cache; within
+    # a block, in chunks whose buffers fit the block's share of the workspace budget.
     blocks = backend.batch_blocks(x.shape[0], out.size)
+    chunk = _chunk_rows(x.shape, w.shape, strides, padding, dilation, groups,
+                        x.dtype.itemsize, len(blocks))
 
     def forward_rows(rows):
-        add_bias_and_activate(backend.conv_forward(x[rows], w, strides, padding, dilation,
-                                                   groups, out=out[rows]), b, activation)
+        for part in _chunks(rows, chunk):
+            add_bias_and_activate(backend.conv_forward(x[part], w, strides, padding,
+                                                       dilation, groups, out=out[part]),
+                                  b, activation)
 
     backend.run_blocks(forward_rows, blocks)
 
@@ -59,7 +64,7 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
         grad_x = backend.xp.empty(x.shape, dtype=g.dtype) if needs[0] else None
         wants_bias = len(needs) > 2 and needs[2]
 
-        def backward_rows(rows):
+        def backward_chunk(rows):
             g_rows = activation_backward(g[rows], out[rows], activation)
             if needs[0]:
                 grad_x[rows] = backend.conv_backward_input(g_rows, w, x[rows].shape, strides,
@@ -68,6 +73,11 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
                                                  dilation, groups) if needs[1] else None,
                     g_rows.sum(axis=tuple(range(g.ndim - 1))) if wants_bias else None)
 
+        def backward_rows(rows):
+            parts = [backward_chunk(part) for part in _chunks(rows, chunk)]
+            return tuple(_sum_parts(column) if column[0] is not None else None
+                         for column in zip(*parts))
+
         parts = backend.run_blocks(backward_rows, blocks)
         grad_w = _sum_parts([part[0] for part in parts]) if needs[1] else None
         grad_b = _sum_parts([part[1] for part in parts]) if wants_bias else None
@@ -75,6 +85,22 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
 
     operands = (inputs, kernel) if bias is None else (inputs, kernel, bias)
     return record(out, operands, backward, "conv")
+
+
+def _chunk_rows(x_shape, kernel_shape, strides, padding, dilation, groups, itemsize,
+                blocks):
+    """How many samples a chunk of the batch holds: as many as fit each of ``blocks``
+    concurrent row blocks' share of :func:`~lamina.backends.conv.conv_workspace_bytes`
+    (at least one)."""
+    per_sample = workspace_per_sample(x_shape, kernel_shape, strides, padding, dilation,
+                                      groups, itemsize)
+    return max(1, conv_workspace_bytes() // (blocks * max(per_sample, 1)))
+
+
+def _chunks(rows, size):
+    """The slice ``rows`` cut into consecutive slices of at most ``size`` rows."""
+    return [slice(start, min(start + size, rows.stop))
+            for start in range(rows.start, rows.stop, size)]
 
 
 def _sum_parts(parts):

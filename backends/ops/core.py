@@ -3,12 +3,18 @@
 import numpy as np
 
 from .. import state
-from ..autodiff import Tensor, as_engine_array, record  # noqa: F401  (re-exported to ops)
+from ..autocast import read_variable
+from ..autodiff import Tensor, Variable, as_engine_array, record  # noqa: F401  (re-exported to ops)
 
 
 def data_of(value):
-    """The engine array behind an op input; Python numbers stay numbers (weak typing)."""
-    if type(value) is Tensor or isinstance(value, Tensor):
+    """The engine array behind an op input; Python numbers stay numbers (weak typing).
+    A Variable read inside a mixed-precision layer is cast to its compute dtype."""
+    if type(value) is Tensor:
+        return value.data
+    if isinstance(value, Variable):
+        return read_variable(value)
+    if isinstance(value, Tensor):
         return value.data
     if type(value) is float or type(value) is int:
         return value

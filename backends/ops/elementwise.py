@@ -15,7 +15,7 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-def _unary(name, forward, derivative, floats=True, doc=None):
+def unary_op(name, forward, derivative, floats=True, doc=None):
     """Build an elementwise op from ``forward(a)`` and ``derivative(a, out) -> dout/da``;
     ``floats``: integer input is cast to ``floatx()`` first."""
     read = float_data if floats else data_of
@@ -46,53 +46,53 @@ def negative(x):
 
 
 # ------------------------------------------------------------------ powers and roots
-square = _unary("square", lambda a: a * a, lambda a, out: 2 * a, floats=False,
+square = unary_op("square", lambda a: a * a, lambda a, out: 2 * a, floats=False,
                 doc="Elementwise ``x * x``.")
-sqrt = _unary("sqrt", lambda a: xp().sqrt(a), lambda a, out: 0.5 / out,
+sqrt = unary_op("sqrt", lambda a: xp().sqrt(a), lambda a, out: 0.5 / out,
               doc="Elementwise square root.")
-rsqrt = _unary("rsqrt", lambda a: 1 / xp().sqrt(a), lambda a, out: -0.5 * out * out * out,
+rsqrt = unary_op("rsqrt", lambda a: 1 / xp().sqrt(a), lambda a, out: -0.5 * out * out * out,
                doc="Elementwise ``1 / sqrt(x)``.")
-cbrt = _unary("cbrt", lambda a: xp().cbrt(a), lambda a, out: 1 / (3 * out * out),
+cbrt = unary_op("cbrt", lambda a: xp().cbrt(a), lambda a, out: 1 / (3 * out * out),
               doc="Elementwise cube root.")
-reciprocal = _unary("reciprocal", lambda a: 1 / a, lambda a, out: -out * out,
+reciprocal = unary_op("reciprocal", lambda a: 1 / a, lambda a, out: -out * out,
                     doc="Elementwise ``1 / x``.")
-abs = _unary("abs", lambda a: xp().abs(a), lambda a, out: xp().sign(a),  # noqa: A001
+abs = unary_op("abs", lambda a: xp().abs(a), lambda a, out: xp().sign(a),  # noqa: A001
              floats=False, doc="Elementwise absolute value (gradient ``sign(x)``).")
-absolute = _unary("absolute", lambda a: xp().abs(a), lambda a, out: xp().sign(a),
+absolute = unary_op("absolute", lambda a: xp().abs(a), lambda a, out: xp().sign(a),
                   floats=False, doc="Elementwise absolute value (alias of ``abs``).")
-fabs = _unary("fabs", lambda a: xp().abs(a), lambda a, out: xp().sign(a),
+fabs = unary_op("fabs", lambda a: xp().abs(a), lambda a, out: xp().sign(a),
               doc="Elementwise absolute value, as a float.")
 
 # ------------------------------------------------------------------ exponentials and logs
-exp = _unary("exp", lambda a: xp().exp(a), lambda a, out: out, doc="Elementwise exponential.")
-exp2 = _unary("exp2", lambda a: xp().exp2(a), lambda a, out: out * _LN2,
+exp = unary_op("exp", lambda a: xp().exp(a), lambda a, out: out, doc="Elementwise exponential.")
+exp2 = unary_op("exp2", lambda a: xp().exp2(a), lambda a, out: out * _LN2,
               doc="Elementwise ``2 ** x``.")
-expm1 = _unary("expm1", lambda a: xp().expm1(a), lambda a, out: out + 1,
+expm1 = unary_op("expm1", lambda a: xp().expm1(a), lambda a, out: out + 1,
                doc="Elementwise ``exp(x) - 1``, accurate near zero.")
-log = _unary("log", lambda a: xp().log(a), lambda a, out: 1 / a,
+log = unary_op("log", lambda a: xp().log(a), lambda a, out: 1 / a,
              doc="Elementwise natural logarithm.")
-log1p = _unary("log1p", lambda a: xp().log1p(a), lambda a, out: 1 / (1 + a),
+log1p = unary_op("log1p", lambda a: xp().log1p(a), lambda a, out: 1 / (1 + a),
                doc="Elementwise ``log(1 + x)``.")
-log2 = _unary("log2", lambda a: xp().log2(a), lambda a, out: 1 / (a * _LN2),
+log2 = unary_op("log2", lambda a: xp().log2(a), lambda a, out: 1 / (a * _LN2),
               doc="Elementwise base-2 logarithm.")
-log10 = _unary("log10", lambda a: xp().log10(a), lambda a, out: 1 / (a * _LN10),
+log10 = unary_op("log10", lambda a: xp().log10(a), lambda a, out: 1 / (a * _LN10),
                doc="Elementwise base-10 logarithm.")
 
 # ------------------------------------------------------------------ trigonometric
-sin = _unary("sin", lambda a: xp().sin(a), lambda a, out: xp().cos(a), doc="Elementwise sine.")
-cos = _unary("cos", lambda a: xp().cos(a), lambda a, out: -xp().sin(a),
+sin = unary_op("sin", lambda a: xp().sin(a), lambda a, out: xp().cos(a), doc="Elementwise sine.")
+cos = unary_op("cos", lambda a: xp().cos(a), lambda a, out: -xp().sin(a),
              doc="Elementwise cosine.")
-tan = _unary("tan", lambda a: xp().tan(a), lambda a, out: 1 + out * out,
+tan = unary_op("tan", lambda a: xp().tan(a), lambda a, out: 1 + out * out,
              doc="Elementwise tangent.")
-arcsin = _unary("arcsin", lambda a: xp().arcsin(a), lambda a, out: 1 / xp().sqrt(1 - a * a),
+arcsin = unary_op("arcsin", lambda a: xp().arcsin(a), lambda a, out: 1 / xp().sqrt(1 - a * a),
                 doc="Elementwise inverse sine.")
-arccos = _unary("arccos", lambda a: xp().arccos(a), lambda a, out: -1 / xp().sqrt(1 - a * a),
+arccos = unary_op("arccos", lambda a: xp().arccos(a), lambda a, out: -1 / xp().sqrt(1 - a * a),
                 doc="Elementwise inverse cosine.")
-arctan = _unary("arctan", lambda a: xp().arctan(a), lambda a, out: 1 / (1 + a * a),
+arctan = unary_op("arctan", lambda a: xp().arctan(a), lambda a, out: 1 / (1 + a * a),
                 doc="Elementwise inverse tangent.")
-deg2rad = _unary("deg2rad", lambda a: a * (math.pi / 180), lambda a, out: math.pi / 180,
+deg2rad = unary_op("deg2rad", lambda a: a * (math.pi / 180), lambda a, out: math.pi / 180,
                  doc="Degrees to radians.")
-rad2deg = _unary("rad2deg", lambda a: a * (180 / math.pi), lambda a, out: 180 / math.pi,
+rad2deg = unary_op("rad2deg", lambda a: a * (180 / math.pi), lambda a, out: 180 / math.pi,
                  doc="Radians to degrees.")
 
 
@@ -102,28 +102,28 @@ def _sinc_derivative(a, out):
     return numpy_like.where(a == 0, 0, (numpy_like.cos(math.pi * a) - out) / safe)
 
 
-sinc = _unary("sinc", lambda a: xp().sinc(a), _sinc_derivative,
+sinc = unary_op("sinc", lambda a: xp().sinc(a), _sinc_derivative,
               doc="Normalized sinc ``sin(pi x) / (pi x)`` (1 at 0).")
 
 # ------------------------------------------------------------------ hyperbolic
-sinh = _unary("sinh", lambda a: xp().sinh(a), lambda a, out: xp().cosh(a),
+sinh = unary_op("sinh", lambda a: xp().sinh(a), lambda a, out: xp().cosh(a),
               doc="Elementwise hyperbolic sine.")
-cosh = _unary("cosh", lambda a: xp().cosh(a), lambda a, out: xp().sinh(a),
+cosh = unary_op("cosh", lambda a: xp().cosh(a), lambda a, out: xp().sinh(a),
               doc="Elementwise hyperbolic cosine.")
-tanh = _unary("tanh", lambda a: xp().tanh(a), lambda a, out: 1 - out * out,
+tanh = unary_op("tanh", lambda a: xp().tanh(a), lambda a, out: 1 - out * out,
               doc="Elementwise hyperbolic tangent.")
-arcsinh = _unary("arcsinh", lambda a: xp().arcsinh(a), lambda a, out: 1 / xp().sqrt(a * a + 1),
+arcsinh = unary_op("arcsinh", lambda a: xp().arcsinh(a), lambda a, out: 1 / xp().sqrt(a * a + 1),
                  doc="Elementwise inverse hyperbolic sine.")
-arccosh = _unary("arccosh", lambda a: xp().arccosh(a), lambda a, out: 1 / xp().sqrt(a * a - 1),
+arccosh = unary_op("arccosh", lambda a: xp().arccosh(a), lambda a, out: 1 / xp().sqrt(a * a - 1),
                  doc="Elementwise inverse hyperbolic cosine (x >= 1).")
-arctanh = _unary("arctanh", lambda a: xp().arctanh(a), lambda a, out: 1 / (1 - a * a),
+arctanh = unary_op("arctanh", lambda a: xp().arctanh(a), lambda a, out: 1 / (1 - a * a),
                  doc="Elementwise inverse hyperbolic tangent (|x| < 1).")
 
 # ------------------------------------------------------------------ error function
-erf = _unary("erf", lambda a: state.backend().erf(a),
+erf = unary_op("erf", lambda a: state.backend().erf(a),
              lambda a, out: (2 / math.sqrt(math.pi)) * xp().exp(-a * a),
              doc="Elementwise Gauss error function.")
-erfc = _unary("erfc", lambda a: 1 - state.backend().erf(a),
+erfc = unary_op("erfc", lambda a: 1 - state.backend().erf(a),
               lambda a, out: (-2 / math.sqrt(math.pi)) * xp().exp(-a * a),
               doc="Elementwise complementary error function ``1 - erf(x)``.")
 
@@ -150,11 +150,11 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 
 # ------------------------------------------------------------------ real and complex parts
-real = _unary("real", lambda a: a.copy(), lambda a, out: 1, floats=False,
+real = unary_op("real", lambda a: a.copy(), lambda a, out: 1, floats=False,
               doc="The real part: ``x`` itself for the real tensors lamina holds.")
-conj = _unary("conj", lambda a: a.copy(), lambda a, out: 1, floats=False,
+conj = unary_op("conj", lambda a: a.copy(), lambda a, out: 1, floats=False,
               doc="The complex conjugate: ``x`` itself for the real tensors lamina holds.")
-conjugate = _unary("conjugate", lambda a: a.copy(), lambda a, out: 1, floats=False,
+conjugate = unary_op("conjugate", lambda a: a.copy(), lambda a, out: 1, floats=False,
                    doc="Alias of ``conj``.")
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import state
 from .core import constant, data_of, index_data, record, without_gradient, xp
 from .reductions import sum as reduce_sum
-from .shape import _slice_of, broadcast_to, ravel
+from .shape import slice_of, broadcast_to, ravel
 
 
 def _open_grid(shape, axis, index):
@@ -67,7 +67,7 @@ def slice(inputs, start_indices, shape):  # noqa: A001  (Keras' name)
                          f"{tuple(shape)} must have the same length")
     a = data_of(inputs)
     region = _region(start_indices, shape)
-    return _slice_of(inputs, a, a[region], region, "slice")
+    return slice_of(inputs, a, a[region], region, "slice")
 
 
 def slice_update(inputs, start_indices, updates):

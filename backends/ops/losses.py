@@ -6,7 +6,7 @@ clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
 from .. import state
 from ..trace import host_check
 from .core import data_of, index_data, record, unbroadcast
-from .nn import _sigmoid
+from .activation_kernels import sigmoid as sigmoid_array
 from .shape import moveaxis
 
 EPSILON = 1e-7
@@ -133,7 +133,7 @@ def binary_crossentropy_elementwise(target, output, from_logits):
 
         def backward(g, needs):
             grad_z = unbroadcast(-g * x, z.shape) if needs[0] else None
-            grad_x = unbroadcast(g * (_sigmoid(x) - z), x.shape) if needs[1] else None
+            grad_x = unbroadcast(g * (sigmoid_array(x) - z), x.shape) if needs[1] else None
             return grad_z, grad_x
     else:
         p = xp.clip(x, EPSILON, 1.0 - EPSILON)

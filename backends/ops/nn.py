@@ -3,25 +3,16 @@ with a hand-written backward (the fused cross-entropies are in :mod:`.losses`)."
 
 import math
 
-from .. import state
+from .. import replica, state
 from ..autodiff import Tensor
+from .activation_kernels import (activation_backward, add_bias_and_activate,
+                                 check_fused_activation, sigmoid as sigmoid_array)
 from .core import data_of, record, xp
-from .elementwise import _unary
+from .elementwise import unary_op
 
 _SELU_ALPHA = 1.6732632423543772
 _SELU_SCALE = 1.0507009873554805
 _GELU_C = math.sqrt(2.0 / math.pi)
-
-
-def _sigmoid(a, out=None):
-    """``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (stable for any ``a``), into ``out`` (which
-    may be ``a``) or a new array."""
-    numpy_like = xp()
-    out = numpy_like.multiply(a, 0.5, out=out)
-    numpy_like.tanh(out, out=out)
-    out += 1
-    out *= 0.5
-    return out
 
 
 # ------------------------------------------------------------------ activations
@@ -71,7 +62,7 @@ def selu(x):
     return record(out.astype(a.dtype, copy=False), (x,), backward, "selu")
 
 
-sigmoid = _unary("sigmoid", _sigmoid, lambda a, out: out * (1 - out))
+sigmoid = unary_op("sigmoid", sigmoid_array, lambda a, out: out * (1 - out))
 sigmoid.__doc__ = "Logistic sigmoid ``1 / (1 + exp(-x))``, computed without overflow."
 
 
@@ -79,13 +70,13 @@ def softplus(x):
     """``log(1 + exp(x))``, computed stably."""
     a = data_of(x)
     out = xp().logaddexp(a, 0).astype(a.dtype, copy=False)
-    return record(out, (x,), lambda g, needs: (g * _sigmoid(a),), "softplus")
+    return record(out, (x,), lambda g, needs: (g * sigmoid_array(a),), "softplus")
 
 
 def silu(x):
     """``x * sigmoid(x)`` (swish)."""
     a = data_of(x)
-    s = _sigmoid(a)
+    s = sigmoid_array(a)
     return record(a * s, (x,), lambda g, needs: (g * (s * (1 + a * (1 - s))),), "silu")
 
 
@@ -114,11 +105,11 @@ def gelu(x, approximate=True):
 def softmax(x, axis=-1):
     """Softmax along ``axis``, numerically stable."""
     a = data_of(x)
-    out = state.backend().softmax(a, axis=axis)
+    backend = state.backend()
+    out = backend.softmax(a, axis=axis)
 
     def backward(g, needs):
-        weighted = g * out
-        return (weighted - out * weighted.sum(axis=axis, keepdims=True),)
+        return (backend.softmax_backward(g, out, axis=axis),)
 
     return record(out, (x,), backward, "softmax")
 
@@ -126,52 +117,16 @@ def softmax(x, axis=-1):
 def log_softmax(x, axis=-1):
     """Log-softmax along ``axis``, numerically stable."""
     a = data_of(x)
-    out = state.backend().log_softmax(a, axis=axis)
+    backend = state.backend()
+    out = backend.log_softmax(a, axis=axis)
 
     def backward(g, needs):
-        return (g - xp().exp(out) * g.sum(axis=axis, keepdims=True),)
+        return (backend.log_softmax_backward(g, out, axis=axis),)
 
     return record(out, (x,), backward, "log_softmax")
 
 
 # ------------------------------------------------------------------ fused dense
-FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")
-
-
-def check_fused_activation(op_name, activation):
-    """``activation`` (None means linear) if the fused ops support it, else ValueError."""
-    activation = activation or "linear"
-    if activation not in FUSED_ACTIVATIONS:
-        raise ValueError(f"{op_name}() fuses {FUSED_ACTIVATIONS}, got activation={activation!r}")
-    return activation
-
-
-def add_bias_and_activate(out, bias, activation):
-    """``activation(out + bias)`` computed in place on ``out`` (a fresh op result);
-    returns ``out``."""
-    numpy_like = state.backend().xp
-    if bias is not None:
-        out += bias
-    if activation == "relu":
-        numpy_like.maximum(out, 0, out=out)
-    elif activation == "sigmoid":
-        _sigmoid(out, out=out)
-    elif activation == "tanh":
-        numpy_like.tanh(out, out=out)
-    return out
-
-
-def activation_backward(g, out, activation):
-    """Gradient before a fused activation, from its output ``out`` (never modifies ``g``)."""
-    if activation == "relu":
-        return g * (out > 0)
-    if activation == "sigmoid":
-        return g * out * (1 - out)
-    if activation == "tanh":
-        return g * (1 - out * out)
-    return g
-
-
 def dense(x, kernel, bias=None, activation=None):
     """Fused ``activation(x @ kernel + bias)``: one GEMM, the bias and activation in place.
 
@@ -189,9 +144,9 @@ def dense(x, kernel, bias=None, activation=None):
         g2 = activation_backward(g, out, activation).reshape(-1, g.shape[-1])
         grad_x = grad_w = grad_b = None
         if needs[0]:
-            grad_x = (g2 @ w.T).reshape(a.shape)
+            grad_x = backend.linear(g2, w.T).reshape(a.shape)
         if needs[1]:
-            grad_w = a.reshape(-1, a.shape[-1]).T @ g2
+            grad_w = backend.linear(a.reshape(-1, a.shape[-1]).T, g2)
         if len(needs) > 2 and needs[2]:
             grad_b = g2.sum(axis=0)
         return grad_x, grad_w, grad_b
@@ -213,7 +168,11 @@ def dropout(x, rate, generator=None, noise_shape=None):
     generator = generator if generator is not None else state.generator()
     shape = a.shape if noise_shape is None else tuple(
         a.shape[i] if size is None else size for i, size in enumerate(noise_shape))
-    keep = backend.random_uniform(generator, shape, a.dtype) >= rate
+    def uniform(size):
+        return backend.random_uniform(generator, size, a.dtype)
+    # data-parallel training: the global batch's mask, this process' rows of it
+    batch_axis = noise_shape is None or noise_shape[0] is None
+    keep = (replica.draw_rows(uniform, shape) if batch_axis else uniform(shape)) >= rate
     mask = keep.astype(a.dtype) * a.dtype.type(1.0 / (1.0 - rate))
     return record(a * mask, (x,), lambda g, needs: (g * mask,), "dropout")
 

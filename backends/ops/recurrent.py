@@ -26,62 +26,11 @@ Example:
 """
 
 from .. import state
+from . import recurrent_loop
+from .activation_kernels import IN_PLACE_ACTIVATIONS, activate, derivative, scale_by_derivative
 from .core import data_of, index_data, record, xp
-from .nn import _sigmoid
 
-RECURRENT_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
-
-
-# ------------------------------------------------------------------ activations in place
-def _activate(name, a, out=None):
-    """Apply activation ``name`` to ``a`` in place, or into ``out`` when given (either may
-    be a strided view); returns the result."""
-    numpy_like = xp()
-    if out is not None:
-        if name == "tanh":
-            return numpy_like.tanh(a, out=out)
-        out[...] = a
-        a = out
-    if name == "tanh":
-        numpy_like.tanh(a, out=a)
-    elif name == "sigmoid":
-        _sigmoid(a, out=a)
-    elif name == "relu":
-        numpy_like.maximum(a, 0, out=a)
-    elif name == "hard_sigmoid":
-        a *= 1.0 / 6.0
-        a += 0.5
-        numpy_like.clip(a, 0, 1, out=a)
-    elif name != "linear":
-        raise ValueError(f"fused recurrent ops support the activations "
-                         f"{RECURRENT_ACTIVATIONS}, got {name!r}")
-    return a
-
-
-def _derivative(name, y, out):
-    """Write ``act'(x)`` into ``out``, in terms of ``y = act(x)``; returns ``out``."""
-    numpy_like = xp()
-    if name == "tanh":
-        numpy_like.multiply(y, y, out=out)
-        numpy_like.subtract(1, out, out=out)
-    elif name == "sigmoid":
-        numpy_like.subtract(1, y, out=out)
-        out *= y
-    elif name == "relu":
-        numpy_like.greater(y, 0, out=out)
-    elif name == "hard_sigmoid":
-        numpy_like.logical_and(y > 0, y < 1, out=out)
-        out *= 1.0 / 6.0
-    else:
-        out[...] = 1
-    return out
-
-
-def _scale_by_derivative(name, g, y):
-    """``g *= act'(x)`` in place, with the derivative written in terms of ``y = act(x)``."""
-    if name != "linear":
-        g *= _derivative(name, y, xp().empty_like(g))
-    return g
+RECURRENT_ACTIVATIONS = IN_PLACE_ACTIVATIONS
 
 
 def check_activation(name, what="activation"):
@@ -291,13 +240,13 @@ class _LstmGates:
         :meth:`~lamina.backends.Backend.lstm_cell_kernels`."""
         numpy_like, gates = xp(), 3 * self.units
         z += bias
-        _activate(self.recurrent_activation, z[:, :gates])
-        _activate(self.activation, z[:, gates:])
+        activate(self.recurrent_activation, z[:, :gates])
+        activate(self.activation, z[:, gates:])
         i, f, o, g = self._blocks(z)
         numpy_like.multiply(f, c_old, out=c_new)
         numpy_like.multiply(i, g, out=cell_activation)
         c_new += cell_activation
-        _activate(self.activation, c_new, out=cell_activation)
+        activate(self.activation, c_new, out=cell_activation)
         numpy_like.multiply(o, cell_activation, out=h_new)
 
     def step_backward(self, d_h, d_c, gates, cell_activation, c_old, d_gates):
@@ -305,7 +254,7 @@ class _LstmGates:
         numpy_like, width = xp(), 3 * self.units
         i, f, o, g = self._blocks(gates)
         d_i, d_f, d_o, d_g = self._blocks(d_gates)
-        d_cell = _derivative(self.activation, cell_activation, numpy_like.empty_like(d_h))
+        d_cell = derivative(self.activation, cell_activation, numpy_like.empty_like(d_h))
         d_cell *= o
         d_cell *= d_h
         d_cell += d_c
@@ -314,8 +263,8 @@ class _LstmGates:
         numpy_like.multiply(d_h, cell_activation, out=d_o)
         numpy_like.multiply(d_cell, i, out=d_g)
         numpy_like.multiply(d_cell, f, out=d_c)
-        _scale_by_derivative(self.recurrent_activation, d_gates[:, :width], gates[:, :width])
-        _scale_by_derivative(self.activation, d_g, g)
+        scale_by_derivative(self.recurrent_activation, d_gates[:, :width], gates[:, :width])
+        scale_by_derivative(self.activation, d_g, g)
 
     def _blocks(self, columns):
         u = self.units
@@ -345,6 +294,14 @@ def lstm(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, initial_c=
     plan = _LstmGates(activation, recurrent_activation, u)
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
     numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
+    loop = recurrent_loop.loop_kernels(seq, "lstm", (w_keras, u_keras, b_keras)) \
+        if (activation, recurrent_activation) == ("tanh", "sigmoid") else None
+    if loop is not None:
+        return recurrent_loop.lstm(loop, seq, plan.internal, w_keras, u_keras, b_keras,
+                                   initial_h, initial_c, lambda packed, backward: _outputs(
+                                       packed, (inputs, kernel, recurrent_kernel, bias,
+                                                initial_h, initial_c), backward, "lstm",
+                                       steps, True))
     # Each step is ONE GEMM, [h_t | x_t] @ [U; W]: the input projection rides along in the
     # recurrent GEMM, and after the loop one GEMM gives the gradients of both kernels.
     stacked_kernel = plan.internal(numpy_like.concatenate([u_keras, w_keras]))
@@ -440,6 +397,13 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                    bias_shape=(2, 3 * u) if reset_after else (3 * u,))
     input_bias = b[0] if b is not None and reset_after else b
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    loop = recurrent_loop.loop_kernels(seq, "gru", (data_of(kernel), u_data, b)) \
+        if reset_after and (activation, recurrent_activation) == ("tanh", "sigmoid") else None
+    if loop is not None:
+        return recurrent_loop.gru(loop, seq, data_of(kernel), u_data, b, initial_h, lambda
+                                  packed, backward: _outputs(packed, (inputs, kernel,
+                                  recurrent_kernel, bias, initial_h), backward, "gru",
+                                  seq.steps, False))
     projection = seq.project(data_of(kernel), input_bias)
     numpy_like, backend, steps, batch = seq.xp, seq.backend, seq.steps, seq.batch
     recurrent_bias = None
@@ -467,16 +431,16 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
                 return
             recurrent += recurrent_bias
             numpy_like.add(x_part[:, :2 * u], recurrent[:, :2 * u], out=g[:, :2 * u])
-            _activate(recurrent_activation, g[:, :2 * u])
+            activate(recurrent_activation, g[:, :2 * u])
             m[...] = recurrent[:, 2 * u:]
             numpy_like.multiply(g[:, u:2 * u], m, out=g[:, 2 * u:])
         else:
             numpy_like.add(x_part[:, :2 * u], h @ u_zr, out=g[:, :2 * u])
-            _activate(recurrent_activation, g[:, :2 * u])
+            activate(recurrent_activation, g[:, :2 * u])
             numpy_like.multiply(g[:, u:2 * u], h, out=m)
             g[:, 2 * u:] = m @ u_h
         g[:, 2 * u:] += x_part[:, 2 * u:]
-        candidate = _activate(activation, g[:, 2 * u:])
+        candidate = activate(activation, g[:, 2 * u:])
         numpy_like.subtract(h, candidate, out=h_new)
         h_new *= g[:, :u]
         h_new += candidate
@@ -507,12 +471,12 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
             z, r, candidate = g[:, :u], g[:, u:2 * u], g[:, 2 * u:]
             d_cand = dg[:, 2 * u:]
             numpy_like.multiply(dh_new, 1 - z, out=d_cand)
-            _scale_by_derivative(activation, d_cand, candidate)
+            scale_by_derivative(activation, d_cand, candidate)
             numpy_like.multiply(dh_new, h - candidate, out=dg[:, :u])
-            _scale_by_derivative(recurrent_activation, dg[:, :u], z)
+            scale_by_derivative(recurrent_activation, dg[:, :u], z)
             if reset_after:
                 numpy_like.multiply(d_cand, memory[t, rows], out=dg[:, u:2 * u])
-                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
                 d_rec = d_recurrent[t, rows]
                 d_rec[:, :2 * u] = dg[:, :2 * u]
                 numpy_like.multiply(d_cand, r, out=d_rec[:, 2 * u:])
@@ -520,7 +484,7 @@ def gru(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask=None,
             else:
                 d_reset_h = d_cand @ u_h_t
                 numpy_like.multiply(d_reset_h, h, out=dg[:, u:2 * u])
-                _scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
+                scale_by_derivative(recurrent_activation, dg[:, u:2 * u], r)
                 previous = dg[:, :2 * u] @ u_zr_t
                 previous += d_reset_h * r
             previous += dh_new * z
@@ -577,6 +541,14 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
     b = None if bias is None else data_of(bias)
     _check_weights("simple_rnn", data_of(inputs), data_of(kernel), u_data, b, gates=1)
     seq = _Sequence(inputs, u, mask, go_backwards, recurrent_dropout_mask)
+    loop = recurrent_loop.loop_kernels(seq, "simple_rnn", (data_of(kernel), u_data, b)) \
+        if activation == "tanh" else None
+    if loop is not None:
+        return recurrent_loop.simple_rnn(loop, seq, data_of(kernel), u_data, b, initial_h,
+                                         lambda packed, backward: _outputs(
+                                             packed, (inputs, kernel, recurrent_kernel,
+                                                      bias, initial_h), backward,
+                                             "simple_rnn", seq.steps, False))
     projection = seq.project(data_of(kernel), b)
     numpy_like, steps, batch = seq.xp, seq.steps, seq.batch
     packed = numpy_like.empty((steps + 1, batch, u), dtype=seq.dtype)
@@ -586,7 +558,7 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
         a = activated[t]
         numpy_like.matmul(seq.dropped(packed[t]), u_data, out=a)
         a += projection[t]
-        _activate(activation, a)
+        activate(activation, a)
         packed[t + 1] = a
         seq.keep_old(t, packed[t + 1], packed[t])
 
@@ -598,7 +570,7 @@ def simple_rnn(inputs, kernel, recurrent_kernel, bias=None, initial_h=None, mask
             dh = dh + g_packed[t + 1]
             dh_new, dh_carry = seq.split_upstream(t, dh)
             d_pre[t] = dh_new
-            _scale_by_derivative(activation, d_pre[t], activated[t])
+            scale_by_derivative(activation, d_pre[t], activated[t])
             dh = d_pre[t] @ u_t
             if seq.dropout is not None:
                 dh *= seq.dropout

@@ -74,12 +74,14 @@ def split(x, indices_or_sections, axis=0):
     for piece in pieces:
         stop = start + piece.shape[axis]
         index = (slice(None),) * axis + (slice(start, stop),)
-        results.append(_slice_of(x, a, piece, index, "split"))
+        results.append(slice_of(x, a, piece, index, "split"))
         start = stop
     return results
 
 
-def _slice_of(x, a, piece, index, name):
+def slice_of(x, a, piece, index, name):
+    """Record ``piece = a[index]`` of ``x`` (data ``a``) as op ``name``: the gradient is
+    scattered back into zeros of ``a``'s shape."""
     def backward(g, needs):
         full = xp().zeros(a.shape, dtype=g.dtype)
         full[index] = g
@@ -102,7 +104,7 @@ def getitem(x, index):
     elif isinstance(index, tuple):
         index = tuple(item.data if isinstance(item, Tensor) else item for item in index)
     if _is_basic_index(index):
-        return _slice_of(x, a, a[index], index, "getitem")
+        return slice_of(x, a, a[index], index, "getitem")
 
     def backward(g, needs):
         full = xp().zeros(a.shape, dtype=g.dtype)

@@ -5,7 +5,7 @@ A callback overrides the hooks it needs; the training loop calls them through a
 through a small duck-typed surface: ``stop_training``, ``get_weights()`` /
 ``set_weights()``, ``optimizer.learning_rate`` (a settable float), ``save(path)`` /
 ``save_weights(path)``, ``history``, and for ``BackupAndRestore``
-``_restore_from_checkpoint(path)`` / ``_initial_epoch_from_backup``.
+``restore_from_checkpoint(path, initial_epoch)``.
 
 Every callback class is registered by class name in :data:`CALLBACKS`; :func:`get`
 resolves a name, a ``{"class_name", "config"}`` dict or an instance.

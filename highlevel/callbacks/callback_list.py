@@ -16,9 +16,18 @@
     callbacks.on_train_end(logs)
 """
 
+from ..distribution import training_hook as distribution_hook
 from .callback import Callback
+from .checkpoint import BackupAndRestore, ModelCheckpoint
+from .csv_logger import CSVLogger
 from .history import History
 from .progbar import ProgbarLogger
+from .tensorboard import TensorBoard
+
+# Callbacks whose work is a side effect (output, files): in a data-parallel job they run
+# on rank 0 only; the others (History, EarlyStopping, ...) run on every process, on the
+# same reduced logs, and rank 0's decisions are broadcast after each epoch.
+RANK_ZERO_ONLY = (ProgbarLogger, CSVLogger, ModelCheckpoint, BackupAndRestore, TensorBoard)
 
 
 # Batch hook -> the names whose override means a callback must receive it.
@@ -78,6 +87,9 @@ class CallbackList(Callback):
         if self._progbar is None and add_progbar:
             self._progbar = ProgbarLogger()
             self.callbacks.append(self._progbar)
+        self._distribution = distribution_hook.current()
+        if self._distribution is not None and self._distribution.communicator.rank != 0:
+            self.callbacks = [c for c in self.callbacks if not isinstance(c, RANK_ZERO_ONLY)]
         self._index_hooks()
         if model is not None:
             self.set_model(model)
@@ -139,6 +151,8 @@ class CallbackList(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self._call_epoch("on_epoch_end", epoch, logs)
+        if self._distribution is not None and getattr(self.model, "optimizer", None):
+            self._distribution.sync_decisions(self.model)
 
     def on_batch_begin(self, batch, logs=None):
         self.on_train_batch_begin(batch, logs)
@@ -147,6 +161,7 @@ class CallbackList(Callback):
         self.on_train_batch_end(batch, logs)
 
     def _call_batch(self, hook, batch, logs):
+        logs = {} if logs is None else logs
         for function in self._batch_hooks[hook]:
             function(batch, logs)
 

@@ -140,10 +140,10 @@ class BackupAndRestore(Callback):
       The JSON is written atomically after the model, so its presence means the model
       file is complete.
     * Restore (``on_train_begin``): when the JSON exists, calls
-      ``model._restore_from_checkpoint(path_to_latest_h5)`` (loads weights and optimizer
-      state into the model in place) and sets ``model._initial_epoch_from_backup =
-      E + 1``. The training loop reads (and removes) that attribute right after
-      ``on_train_begin`` and starts from that epoch, skipping the finished ones.
+      ``model.restore_from_checkpoint(path_to_latest_h5, initial_epoch=E + 1)`` (loads
+      weights and optimizer state into the model in place). The training loop reads
+      that epoch right after ``on_train_begin`` and starts from it, skipping the
+      finished ones.
     * Cleanup: when training ends normally (``on_train_end``) and ``delete_checkpoint``
       is true, both files are deleted (and ``backup_dir`` when left empty). An
       exception in ``fit`` skips ``on_train_end``, so the backup survives the crash.
@@ -177,8 +177,7 @@ class BackupAndRestore(Callback):
         if not os.path.exists(self._model_path):
             raise FileNotFoundError(f"Backup state {self._state_path} found but the model "
                                     f"file {self._model_path} is missing")
-        self.model._restore_from_checkpoint(self._model_path)
-        self.model._initial_epoch_from_backup = last_epoch + 1
+        self.model.restore_from_checkpoint(self._model_path, initial_epoch=last_epoch + 1)
         self._current_epoch = last_epoch + 1
 
     def on_epoch_begin(self, epoch, logs=None):

@@ -15,6 +15,10 @@
 
 * ``verbose=0``: nothing.
 
+In Jupyter (an IPython kernel, detected as tqdm does: ``IPKernelApp`` in the shell's
+config) the live bar is ``tqdm.auto``'s: a notebook widget where ``ipywidgets`` is
+installed, tqdm's text bar otherwise.
+
 Output goes to ``sys.stdout``, looked up when the bar is created (so redirections and
 pytest's ``capsys`` see it). Per-step cost is one clock read and a comparison unless a
 redraw is due; strings are only formatted when something is shown.
@@ -37,7 +41,22 @@ from tqdm import tqdm
 
 from .callback import CALLBACKS, Callback, print_line
 
-__all__ = ["Progbar", "format_logs", "format_time_per_step", "format_value", "is_interactive"]
+__all__ = ["Progbar", "format_logs", "format_time_per_step", "format_value", "in_notebook",
+           "is_interactive"]
+
+
+def in_notebook():
+    """Whether this process is an IPython kernel (Jupyter), detected as ``tqdm.auto``
+    does: a running IPython shell whose config holds ``IPKernelApp``."""
+    ipython = sys.modules.get("IPython")
+    get_shell = getattr(ipython, "get_ipython", None)
+    if get_shell is None:
+        return False
+    try:
+        shell = get_shell()
+        return shell is not None and "IPKernelApp" in shell.config
+    except (AttributeError, TypeError):
+        return False
 
 
 def is_interactive(stream=None):
@@ -48,7 +67,7 @@ def is_interactive(stream=None):
             return True
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
-    return "ipykernel" in sys.modules
+    return "ipykernel" in sys.modules or in_notebook()
 
 
 def _scalar(value):
@@ -102,18 +121,27 @@ def _screen_shape(stream):
     return (columns - 1 if columns > 1 else _NO_TRIM), max(rows, 0)
 
 
-class _Bar(tqdm):
-    """tqdm with an ``{info}`` field (time per step and metrics) and no monitor thread.
-
-    While live, the line is cut to the terminal's current width (a wrapped line cannot
-    be redrawn in place); with ``trim = False`` (the final line) it is printed whole.
-    """
+class _InfoField:
+    """A tqdm bar with an ``{info}`` field (time per step and metrics) and no monitor
+    thread (mixed into tqdm's class: the terminal one or ``tqdm.auto``'s)."""
 
     monitor_interval = 0
+    info = ""
+    trim = True
+
+    @property
+    def format_dict(self):
+        fields = super().format_dict
+        fields["info"] = self.info
+        return fields
+
+
+class _Bar(_InfoField, tqdm):
+    """The terminal bar. While live, the line is cut to the terminal's current width (a
+    wrapped line cannot be redrawn in place); with ``trim = False`` (the final line) it is
+    printed whole."""
 
     def __init__(self, *args, file, **kwargs):
-        self.info = ""
-        self.trim = True
         ncols, nrows = _screen_shape(file)
         super().__init__(*args, file=file, ncols=ncols, nrows=nrows, dynamic_ncols=False,
                          **kwargs)
@@ -122,9 +150,13 @@ class _Bar(tqdm):
     def format_dict(self):
         ncols, self.nrows = _screen_shape(self.fp)
         self.ncols = ncols if self.trim else _NO_TRIM
-        fields = super().format_dict
-        fields["info"] = self.info
-        return fields
+        return super().format_dict
+
+
+def _notebook_bar_class():
+    """``tqdm.auto``'s bar with the ``{info}`` field (imported only in Jupyter)."""
+    from tqdm.auto import tqdm as auto_tqdm
+    return type("_NotebookBar", (_InfoField, auto_tqdm), {})
 
 
 _LIVE_FORMAT = "{n_fmt}/{total_fmt} |{bar:30}| {elapsed}<{remaining}{info}"
@@ -156,7 +188,8 @@ class Progbar:
         self._last_draw = -math.inf
         self._bar = None
         if self.live:
-            self._bar = _Bar(
+            bar_class = _notebook_bar_class() if in_notebook() else _Bar
+            self._bar = bar_class(
                 total=target,
                 file=self.stream,
                 bar_format=_LIVE_FORMAT if target else _LIVE_FORMAT_NO_TOTAL,

@@ -115,7 +115,7 @@ class TensorBoard(Callback):
     def _write_model_config(self):
         """The model config as Keras' ``graph_keras_model`` summary (TensorBoard's graph
         tab, "Keras" view)."""
-        if getattr(self.model, "_graph", None) is None:
+        if getattr(self.model, "functional_graph", None) is None:
             return
         from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
         config = {"class_name": self.model.registered_class_name(),

@@ -117,7 +117,7 @@ def _value_info(onnx, name, shape, dtype, prefix):
 
 
 def _graph_of(model):
-    graph = getattr(model, "_graph", None)
+    graph = getattr(model, "functional_graph", None)
     if graph is None:
         raise ExportError(f"ONNX export: model '{model.name}' ({type(model).__name__}) has no "
                           "layer graph: export supports Sequential models with a known input "
@@ -138,8 +138,8 @@ def convert_graph(builder, graph, values):
                 raise unsupported(layer, f"it is called with a tensor argument {key}=")
         inputs = [values[id(t)] for t in node.flat_inputs]
         shapes = [t.shape for t in node.flat_inputs]
-        if getattr(layer, "_graph", None) is not None:     # a nested model
-            inner = layer._graph
+        if getattr(layer, "functional_graph", None) is not None:     # a nested model
+            inner = layer.functional_graph
             inner_values = {id(t): name for t, name in zip(inner.flat_inputs, inputs)}
             convert_graph(builder, inner, inner_values)
             outputs = [inner_values[id(t)] for t in inner.flat_outputs]

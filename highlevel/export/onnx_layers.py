@@ -197,7 +197,7 @@ def _l2_normalize(b, layer, x, axis):
 @converts(L.Dot)
 def _dot(b, layer, inputs, shapes, node):
     (x1, x2), (s1, s2) = inputs, shapes
-    a1, a2 = layer._resolved_axes([s1, s2])
+    a1, a2 = layer.resolved_axes([s1, s2])
     if len(s1) != len(s2) or len(s1) not in (2, 3):
         raise unsupported(layer, f"Dot of inputs of ranks {len(s1)} and {len(s2)} (only two "
                                  "inputs of rank 2 or of rank 3)")
@@ -350,5 +350,5 @@ _GLOBAL_POOLS = {L.GlobalAveragePooling1D: "ReduceMean", L.GlobalAveragePooling2
 @converts(*_GLOBAL_POOLS)
 def _global_pool(b, layer, inputs, shapes, node):
     return [b.op(_GLOBAL_POOLS[type(layer)], [inputs[0]], layer.name,
-                 axes=list(layer._axes), keepdims=int(layer.keepdims))]
+                 axes=list(layer.reduction_axes), keepdims=int(layer.keepdims))]
 

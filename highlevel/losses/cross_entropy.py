@@ -9,20 +9,20 @@ from ...backends import ops
 from ...backends.ops.losses import (binary_crossentropy_elementwise,
                                     categorical_crossentropy_from_probs, integer_labels,
                                     sparse_categorical_crossentropy_from_probs)
-from .loss_utils import _as_pred, _as_true, _cast, _data, _move_to_last, _prepare
+from .loss_utils import as_pred, as_true, cast_to, unwrap, move_to_last, prepare
 
 
 # ---------------------------------------------------------------------------- helpers
 def _sparse_labels(y_true, y_pred):
     """Integer labels of shape ``y_pred.shape[:-1]`` (a trailing 1 squeezed, floats cast)."""
-    labels = _data(_as_true(y_true))
+    labels = unwrap(as_true(y_true))
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
     labels = integer_labels(labels)
     if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
         raise ValueError(
             "Arguments `target` and `output` must have the same shape up until the last "
-            f"dimension: target.shape={tuple(_data(y_true).shape)}, "
+            f"dimension: target.shape={tuple(unwrap(y_true).shape)}, "
             f"output.shape={tuple(y_pred.shape)}"
         )
     return labels
@@ -31,7 +31,7 @@ def _sparse_labels(y_true, y_pred):
 # ---------------------------------------------------------------------- loss functions
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Binary cross-entropy averaged over ``axis`` (stable from logits)."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     if label_smoothing:
         y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
     return ops.mean(binary_crossentropy_elementwise(y_true, y_pred, from_logits), axis=axis)
@@ -46,14 +46,14 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if isinstance(axis, bool):
         raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type "
                          f"{type(axis)}")
-    y_pred = _as_pred(y_pred)
-    y_true = _cast(_as_true(y_true), y_pred.dtype)
+    y_pred = as_pred(y_pred)
+    y_true = cast_to(as_true(y_true), y_pred.dtype)
     if tuple(y_true.shape) != tuple(y_pred.shape):
         raise ValueError(
             "Arguments `target` and `output` must have the same shape. Received: "
             f"target.shape={tuple(y_true.shape)}, output.shape={tuple(y_pred.shape)}"
         )
-    y_true, y_pred = _move_to_last(y_true, axis), _move_to_last(y_pred, axis)
+    y_true, y_pred = move_to_last(y_true, axis), move_to_last(y_pred, axis)
     if label_smoothing:
         classes = y_true.shape[-1]
         y_true = ops.add(ops.multiply(y_true, 1.0 - label_smoothing), label_smoothing / classes)
@@ -67,11 +67,11 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     """Cross-entropy of integer labels (shape ``(n,)`` or ``(n, 1)``, int or float holding
     integers) against ``y_pred`` of shape ``(n, classes)``. Labels equal to
     ``ignore_class`` contribute zero."""
-    return _sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis)[0]
+    return sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis)[0]
 
 
-def _sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis=-1):
-    y_pred = _move_to_last(_as_pred(y_pred), axis)
+def sparse_losses_and_mask(y_true, y_pred, from_logits, ignore_class, axis=-1):
+    y_pred = move_to_last(as_pred(y_pred), axis)
     labels = _sparse_labels(y_true, y_pred)
     mask = None
     if ignore_class is not None:

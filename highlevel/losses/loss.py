@@ -2,9 +2,9 @@
 with the registries every loss family adds itself to."""
 
 from ...backends.registry import Registry
-from ...layers.base import snake_case
-from .loss_utils import _as_pred, _as_true, keras_mask_array, squeeze_or_expand_to_same_rank
-from .reduction import _standardize_reduction, reduce_weighted_values
+from ...layers.naming import snake_case
+from .loss_utils import as_pred, as_true, keras_mask_array, squeeze_or_expand_to_same_rank
+from .reduction import standardize_reduction, reduce_weighted_values
 
 LOSSES = Registry("loss")
 LOSS_FUNCTIONS = Registry("loss function")
@@ -22,14 +22,14 @@ class Loss:
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
-        self.reduction = _standardize_reduction(reduction)
+        self.reduction = standardize_reduction(reduction)
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         in_mask = keras_mask_array(y_pred)
-        y_pred = _as_pred(y_pred, self.dtype)
-        losses, mask = self._losses_and_mask(_as_true(y_true), y_pred)
+        y_pred = as_pred(y_pred, self.dtype)
+        losses, mask = self._losses_and_mask(as_true(y_true), y_pred)
         if in_mask is not None:
             # Keras 3: the mask a layer attached to ``y_pred`` weights the losses
             # (padded timesteps count for nothing), combined with the loss' own mask.

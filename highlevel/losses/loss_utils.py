@@ -8,17 +8,18 @@ from ...backends.autodiff import Tensor, as_engine_array
 from ...backends.ops.losses import EPSILON  # noqa: F401  (re-exported to losses and metrics)
 
 
-def _data(x):
+def unwrap(x):
     return x.data if isinstance(x, Tensor) else x
 
 
-def _as_pred(y_pred, dtype=None):
+def as_pred(y_pred, dtype=None):
     """``y_pred`` as a floating Tensor (arrays keep their float dtype unless ``dtype``)."""
     if not isinstance(y_pred, Tensor):
         y_pred = Tensor(y_pred)
     if dtype is not None and y_pred.dtype != dtype:
         return ops.cast(y_pred, dtype)
-    if y_pred.dtype.kind != "f":
+    if y_pred.dtype.kind != "f" or y_pred.dtype.itemsize < 4:
+        # float16 model outputs (mixed precision): the loss is computed in floatx (Keras')
         return ops.cast(y_pred, state.floatx())
     return y_pred
 
@@ -30,15 +31,15 @@ def keras_mask_array(y_pred):
     if mask is None:
         return None
     dtype = y_pred.dtype if y_pred.dtype.kind == "f" else state.floatx()
-    return _data(mask).astype(dtype)
+    return unwrap(mask).astype(dtype)
 
 
-def _as_true(y_true):
+def as_true(y_true):
     """``y_true`` as an engine array, or the Tensor itself (it may need a gradient)."""
     return y_true if isinstance(y_true, Tensor) else as_engine_array(y_true)
 
 
-def _cast(x, dtype):
+def cast_to(x, dtype):
     """``x`` (array or Tensor) in ``dtype``; Tensors needing a gradient keep their graph."""
     if x.dtype == dtype:
         return x
@@ -47,10 +48,10 @@ def _cast(x, dtype):
     return x.astype(dtype)
 
 
-def _prepare(y_true, y_pred):
+def prepare(y_true, y_pred):
     """Common preamble: tensors, y_true cast to y_pred's dtype, ranks aligned."""
-    y_pred = _as_pred(y_pred)
-    y_true = _cast(_as_true(y_true), y_pred.dtype)
+    y_pred = as_pred(y_pred)
+    y_true = cast_to(as_true(y_true), y_pred.dtype)
     return squeeze_or_expand_to_same_rank(y_true, y_pred)
 
 
@@ -78,7 +79,7 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     return x1, x2
 
 
-def _move_to_last(x, axis):
+def move_to_last(x, axis):
     """Move ``axis`` of a Tensor/array to the end (no-op for the last axis)."""
     axis = axis % x.ndim
     if axis == x.ndim - 1:

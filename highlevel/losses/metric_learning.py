@@ -4,14 +4,14 @@ from ...backends import ops
 from ...backends import state
 from ...backends.ops.losses import integer_labels
 from .loss import LossFunctionWrapper
-from .loss_utils import _as_pred, _data
+from .loss_utils import as_pred, unwrap
 
 
 def _masked_logsumexp(x, mask):
     """``log(sum(exp(x) over mask))`` along axis 1; ``-inf`` for rows with an empty mask
     (with a zero, finite gradient)."""
     xp = state.backend().xp
-    values = _data(x)
+    values = unwrap(x)
     peak = xp.where(mask, values, -xp.inf).max(axis=1, keepdims=True)
     empty = ~mask.any(axis=1, keepdims=True)
     peak = xp.where(empty, 0, peak).astype(values.dtype)
@@ -23,7 +23,7 @@ def _masked_logsumexp(x, mask):
 
 
 def _labels(labels):
-    return integer_labels(_data(labels)).reshape(-1)
+    return integer_labels(unwrap(labels)).reshape(-1)
 
 
 def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
@@ -33,9 +33,9 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
     the batch itself): similar pairs are pulled within ``margin``, dissimilar ones pushed
     apart, each pair weighted by how far it is from its optimum; ``gamma`` scales."""
     xp = state.backend().xp
-    y_pred = _as_pred(y_pred)
+    y_pred = as_pred(y_pred)
     labels = _labels(y_true)
-    reference = y_pred if ref_embeddings is None else _as_pred(ref_embeddings)
+    reference = y_pred if ref_embeddings is None else as_pred(ref_embeddings)
     reference_labels = labels if ref_labels is None else _labels(ref_labels)
     distances = ops.relu(ops.subtract(1.0, ops.matmul(y_pred, ops.transpose(reference))))
     positive = labels[:, None] == reference_labels[None, :]
@@ -68,4 +68,4 @@ class Circle(LossFunctionWrapper):
 
     def _losses_and_mask(self, y_true, y_pred):
         losses = self.call(y_true, y_pred)
-        return losses, (_data(losses) > 0).astype(losses.dtype)
+        return losses, (unwrap(losses) > 0).astype(losses.dtype)

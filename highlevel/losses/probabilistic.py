@@ -5,16 +5,16 @@ divergence and Poisson (``keras.losses`` names and defaults)."""
 from ...backends import ops
 from ...backends import state
 from ...backends.ops.losses import binary_crossentropy_elementwise, integer_labels
-from .cross_entropy import (_sparse_losses_and_mask, binary_crossentropy,
+from .cross_entropy import (sparse_losses_and_mask, binary_crossentropy,
                             categorical_crossentropy, sparse_categorical_crossentropy)
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, _as_pred, _as_true, _cast, _data, _prepare
+from .loss_utils import EPSILON, as_pred, as_true, cast_to, unwrap, prepare
 
 
 # ---------------------------------------------------------------------- loss functions
 def kl_divergence(y_true, y_pred):
     """``sum(t * log(t / p), axis=-1)`` with both clipped to ``[eps, 1]``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     t = ops.clip(y_true, EPSILON, 1.0)
     p = ops.clip(y_pred, EPSILON, 1.0)
     return ops.sum(ops.multiply(t, ops.log(ops.divide(t, p))), axis=-1)
@@ -22,7 +22,7 @@ def kl_divergence(y_true, y_pred):
 
 def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + eps), axis=-1)``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return ops.mean(ops.subtract(y_pred, ops.multiply(y_true, ops.log(ops.add(y_pred, EPSILON)))),
                     axis=-1)
 
@@ -39,8 +39,8 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
     """Binary cross-entropy down-weighted on well-classified examples by
     ``(1 - p_t) ** gamma`` (and by ``alpha`` / ``1 - alpha`` per class when
     ``apply_class_balancing``), averaged over ``axis``."""
-    y_pred = _as_pred(y_pred)
-    y_true = _smoothed(_cast(_as_true(y_true), y_pred.dtype), label_smoothing, 2)
+    y_pred = as_pred(y_pred)
+    y_true = _smoothed(cast_to(as_true(y_true), y_pred.dtype), label_smoothing, 2)
     if from_logits:
         y_pred = ops.sigmoid(y_pred)
     cross_entropy = binary_crossentropy_elementwise(y_true, y_pred, False)
@@ -60,8 +60,8 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
     if isinstance(axis, bool):
         raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type "
                          f"{type(axis)}")
-    y_pred = _as_pred(y_pred)
-    y_true = _cast(_as_true(y_true), y_pred.dtype)
+    y_pred = as_pred(y_pred)
+    y_true = cast_to(as_true(y_true), y_pred.dtype)
     y_true = _smoothed(y_true, label_smoothing, y_true.shape[axis])
     if from_logits:
         y_pred = ops.softmax(y_pred, axis=axis)
@@ -75,9 +75,9 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
 def categorical_generalized_cross_entropy(y_true, y_pred, q):
     """Generalized cross-entropy (Zhang & Sabuncu 2018) of integer labels:
     ``(1 - p_label ** q) / q``, robust to noisy labels for ``q`` in (0, 1)."""
-    y_pred = _as_pred(y_pred)
+    y_pred = as_pred(y_pred)
     xp = state.backend().xp
-    labels = integer_labels(_data(_as_true(y_true)))
+    labels = integer_labels(unwrap(as_true(y_true)))
     one_hot = (labels[..., None] == xp.arange(y_pred.shape[-1])).astype(y_pred.dtype)
     p = ops.sum(ops.multiply(y_pred, one_hot), axis=-1)
     return ops.divide(ops.subtract(1.0, ops.power(p, float(q))), float(q))
@@ -191,5 +191,5 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         return self._losses_and_mask(y_true, y_pred)[0]
 
     def _losses_and_mask(self, y_true, y_pred):
-        return _sparse_losses_and_mask(y_true, y_pred, self.from_logits, self.ignore_class,
+        return sparse_losses_and_mask(y_true, y_pred, self.from_logits, self.ignore_class,
                                        self.axis)

@@ -3,12 +3,12 @@
 from ...backends import ops
 from ...backends import state
 from ...backends.autodiff import Tensor, as_engine_array
-from .loss_utils import EPSILON, _cast, _data, squeeze_or_expand_to_same_rank
+from .loss_utils import EPSILON, cast_to, unwrap, squeeze_or_expand_to_same_rank
 
 REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 
 
-def _standardize_reduction(reduction):
+def standardize_reduction(reduction):
     if reduction == "auto":            # Keras 2 configs
         return "sum_over_batch_size"
     if reduction not in REDUCTIONS:
@@ -51,7 +51,7 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
     if sample_weight is not None:
         weights = sample_weight if isinstance(sample_weight, Tensor) and \
             sample_weight.requires_grad else as_engine_array(sample_weight)
-        weights = _cast(weights, dtype)
+        weights = cast_to(weights, dtype)
         if mask is not None:
             mask_aligned, weights = _align_weights(weights, mask)
             weights = ops.multiply(weights, mask_aligned)
@@ -67,6 +67,6 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
     if values.data.size == 0:
         return Tensor(state.backend().xp.zeros((), dtype=dtype))
     if reduction == "mean_with_sample_weight" and weights is not None:
-        divisor = float(state.backend().xp.broadcast_to(_data(weights), values.shape).sum())
+        divisor = float(state.backend().xp.broadcast_to(unwrap(weights), values.shape).sum())
         return ops.multiply(ops.sum(values), 1.0 / divisor if divisor else 0.0)
     return ops.mean(values)

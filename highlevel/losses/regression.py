@@ -5,26 +5,26 @@ import math
 
 from ...backends import ops
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, _data, _prepare
+from .loss_utils import EPSILON, unwrap, prepare
 
 _LOG2 = math.log(2.0)
 
 
 def mean_squared_error(y_true, y_pred):
     """``mean(square(y_true - y_pred), axis=-1)``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return ops.mean_squared_error(y_true, y_pred)
 
 
 def mean_absolute_error(y_true, y_pred):
     """``mean(abs(y_true - y_pred), axis=-1)``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return ops.mean(ops.abs(ops.subtract(y_true, y_pred)), axis=-1)
 
 
 def mean_absolute_percentage_error(y_true, y_pred):
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), eps)), axis=-1)``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     diff = ops.abs(ops.divide(ops.subtract(y_true, y_pred),
                               ops.maximum(ops.abs(y_true), EPSILON)))
     return ops.multiply(ops.mean(diff, axis=-1), 100.0)
@@ -32,7 +32,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean(square(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)), axis=-1)``."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     first = ops.log(ops.add(ops.maximum(y_pred, EPSILON), 1.0))
     second = ops.log(ops.add(ops.maximum(y_true, EPSILON), 1.0))
     return ops.mean(ops.square(ops.subtract(first, second)), axis=-1)
@@ -40,18 +40,18 @@ def mean_squared_logarithmic_error(y_true, y_pred):
 
 def huber(y_true, y_pred, delta=1.0):
     """Quadratic for ``|error| <= delta``, linear beyond; mean over the last axis."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     error = ops.subtract(y_pred, y_true)
     abs_error = ops.abs(error)
     quadratic = ops.multiply(ops.square(error), 0.5)
     linear = ops.subtract(ops.multiply(abs_error, float(delta)), 0.5 * float(delta) ** 2)
-    return ops.mean(ops.where(_data(abs_error) <= delta, quadratic, linear), axis=-1)
+    return ops.mean(ops.where(unwrap(abs_error) <= delta, quadratic, linear), axis=-1)
 
 
 def log_cosh(y_true, y_pred):
     """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed as
     ``x + softplus(-2x) - log(2)`` (no overflow)."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     x = ops.subtract(y_pred, y_true)
     return ops.mean(ops.subtract(ops.add(x, ops.softplus(ops.multiply(x, -2.0))), _LOG2),
                     axis=-1)
@@ -67,7 +67,7 @@ def l2_normalize(x, axis=-1):
 def cosine_similarity(y_true, y_pred, axis=-1):
     """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)``: -1 for parallel
     vectors, 0 for orthogonal ones."""
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     products = ops.multiply(l2_normalize(y_true, axis), l2_normalize(y_pred, axis))
     return ops.negative(ops.sum(products, axis=axis))
 

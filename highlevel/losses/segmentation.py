@@ -3,12 +3,12 @@ defaults). With ``axis=None`` (Keras' default) the whole batch gives one loss va
 
 from ...backends import ops
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, _as_pred, _as_true, _cast
+from .loss_utils import EPSILON, as_pred, as_true, cast_to
 
 
 def _overlap_inputs(y_true, y_pred):
-    y_pred = _as_pred(y_pred)
-    return _cast(_as_true(y_true), y_pred.dtype), y_pred
+    y_pred = as_pred(y_pred)
+    return cast_to(as_true(y_true), y_pred.dtype), y_pred
 
 
 def dice(y_true, y_pred, axis=None):

@@ -2,7 +2,7 @@
 as functions (per-sample 0/1 values) and as mean metrics (``keras.metrics`` names)."""
 
 from ...backends import state
-from .metric import _array, aligned_floats
+from .metric import engine_array, aligned_floats
 from .reduction_metrics import wrapped
 
 
@@ -20,12 +20,12 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
 
 def categorical_accuracy(y_true, y_pred):
     """1.0 where ``argmax(y_true) == argmax(y_pred)`` along the last axis."""
-    return (_array(y_true).argmax(axis=-1) == _array(y_pred).argmax(axis=-1)) \
+    return (engine_array(y_true).argmax(axis=-1) == engine_array(y_pred).argmax(axis=-1)) \
         .astype(state.floatx())
 
 
 def _sparse_targets(y_true, y_pred):
-    labels = _array(y_true)
+    labels = engine_array(y_true)
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels.reshape(labels.shape[:-1])
     return labels
@@ -33,7 +33,7 @@ def _sparse_targets(y_true, y_pred):
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals ``argmax(y_pred)`` (labels (n,) or (n, 1))."""
-    y_pred = _array(y_pred)
+    y_pred = engine_array(y_pred)
     labels = _sparse_targets(y_true, y_pred)
     return (labels == y_pred.argmax(axis=-1)).astype(state.floatx())
 
@@ -55,14 +55,14 @@ def in_top_k(labels, predictions, k):
 
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where the one-hot target class is among the ``k`` highest scores."""
-    return in_top_k(_array(y_true).argmax(axis=-1), _array(y_pred), k).astype(state.floatx())
+    return in_top_k(engine_array(y_true).argmax(axis=-1), engine_array(y_pred), k).astype(state.floatx())
 
 
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
     """1.0 where the integer label is among the ``k`` highest scores; with
     ``from_sorted_ids=True``, ``y_pred`` already holds class ids sorted by score (as
     ``top_k`` returns them) and the label is looked for in its first ``k``."""
-    y_pred = _array(y_pred)
+    y_pred = engine_array(y_pred)
     labels = _sparse_targets(y_true, y_pred)
     if from_sorted_ids:
         hits = (y_pred[..., :k] == labels[..., None].astype(y_pred.dtype)).any(axis=-1)

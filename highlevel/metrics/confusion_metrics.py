@@ -8,7 +8,7 @@ import numpy as np
 
 from ...backends import state
 from ..losses.loss_utils import EPSILON, squeeze_or_expand_to_same_rank
-from .metric import Metric, _array, _float, _result_value
+from .metric import Metric, engine_array, float_array, result_value
 
 NEG_INF = -1e10
 
@@ -18,8 +18,8 @@ def _prepare_confusion(y_true, y_pred, sample_weight, top_k=None, class_id=None)
     """Flattened-compatible ``(labels bool, scores, weights or None)`` as Keras prepares
     them for confusion-matrix metrics."""
     xp = state.backend().xp
-    y_pred = _float(y_pred)
-    y_true = _array(y_true)
+    y_pred = float_array(y_pred)
+    y_true = engine_array(y_true)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     if top_k is not None:
         y_pred = _filter_top_k(y_pred, top_k)
@@ -27,7 +27,7 @@ def _prepare_confusion(y_true, y_pred, sample_weight, top_k=None, class_id=None)
         y_true, y_pred = y_true[..., class_id, None], y_pred[..., class_id, None]
     weights = None
     if sample_weight is not None:
-        weights = _float(sample_weight, y_pred.dtype)
+        weights = float_array(sample_weight, y_pred.dtype)
         _, weights = squeeze_or_expand_to_same_rank(y_pred, weights)
         if weights.ndim < y_pred.ndim:
             weights = weights.reshape(weights.shape + (1,) * (y_pred.ndim - weights.ndim))
@@ -62,7 +62,7 @@ def _counts_by_threshold(labels, scores, weights, thresholds):
     return tp, fp, false_w.sum() - fp, true_w.sum() - tp
 
 
-class _ConfusionMetric(Metric):
+class ConfusionMetric(Metric):
     """Shared state of threshold-based metrics: tp/fp/tn/fn per threshold."""
 
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None,
@@ -97,21 +97,21 @@ class _ConfusionMetric(Metric):
         xp = state.backend().xp
         ratio = xp.where(denominator > 0, numerator / xp.where(denominator > 0,
                                                                 denominator, 1.0), 0.0)
-        return _result_value(ratio[0] if self._single else ratio)
+        return result_value(ratio[0] if self._single else ratio)
 
     def get_config(self):
         return {**super().get_config(), "thresholds": self.init_thresholds,
                 "top_k": self.top_k, "class_id": self.class_id}
 
 
-class Precision(_ConfusionMetric):
+class Precision(ConfusionMetric):
     """``tp / (tp + fp)`` at ``thresholds`` (default 0.5; a list gives one value each)."""
 
     def result(self):
         return self._ratio(self.true_positives, self.true_positives + self.false_positives)
 
 
-class Recall(_ConfusionMetric):
+class Recall(ConfusionMetric):
     """``tp / (tp + fn)`` at ``thresholds`` (default 0.5; a list gives one value each)."""
 
     def result(self):
@@ -119,13 +119,13 @@ class Recall(_ConfusionMetric):
 
 
 def _count_class(counter):
-    class _Count(_ConfusionMetric):
+    class _Count(ConfusionMetric):
         def __init__(self, thresholds=None, name=None, dtype=None):
             super().__init__(thresholds=thresholds, name=name, dtype=dtype)
 
         def result(self):
             values = getattr(self, counter)
-            return _result_value(values[0] if self._single else values)
+            return result_value(values[0] if self._single else values)
 
         def get_config(self):
             return {"name": self.name, "dtype": self.dtype,
@@ -308,12 +308,12 @@ class AUC(Metric):
                 heights = xp.maximum(y[:n - 1], y[1:])
             terms = (x[:n - 1] - x[1:]) * heights
         if not self.multi_label:
-            return _result_value(terms.sum())
+            return result_value(terms.sum())
         by_label = terms.sum(axis=0)
         if self.label_weights is None:
-            return _result_value(by_label.mean())
+            return result_value(by_label.mean())
         lw = xp.asarray(np.asarray(self.label_weights, dtype="float64"))
-        return _result_value(_divide_no_nan((by_label * lw).sum(), lw.sum()))
+        return result_value(_divide_no_nan((by_label * lw).sum(), lw.sum()))
 
     def get_config(self):
         config = {**super().get_config(), "num_thresholds": self.num_thresholds,

@@ -4,7 +4,7 @@
 
 from ...backends import state
 from ..losses.loss_utils import EPSILON
-from .metric import Metric, _float, _result_value
+from .metric import Metric, float_array, result_value
 
 
 class FBetaScore(Metric):
@@ -46,7 +46,7 @@ class FBetaScore(Metric):
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Accumulate the weighted counts of one batch."""
         xp = state.backend().xp
-        y_true, y_pred = _float(y_true, self.dtype), _float(y_pred, self.dtype)
+        y_true, y_pred = float_array(y_true, self.dtype), float_array(y_pred, self.dtype)
         if not self._built:
             self._build(y_true.shape, y_pred.shape)
         if self.threshold is None:
@@ -54,7 +54,7 @@ class FBetaScore(Metric):
         else:
             positive = y_pred > self.threshold
         positive = positive.astype(self.dtype)
-        weights = None if sample_weight is None else _float(sample_weight, self.dtype)[:, None]
+        weights = None if sample_weight is None else float_array(sample_weight, self.dtype)[:, None]
 
         def weighted_sum(values):
             return (values if weights is None else values * weights).sum(axis=self.axis)
@@ -79,7 +79,7 @@ class FBetaScore(Metric):
             score = (score * weights / (weights.sum() + EPSILON)).sum()
         elif self.average is not None:
             score = score.mean()
-        return _result_value(score)
+        return result_value(score)
 
     def get_config(self):
         """Keras' config."""

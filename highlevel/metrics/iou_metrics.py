@@ -4,7 +4,7 @@ arguments and results)."""
 
 from ...backends import state
 from ..losses.loss_utils import EPSILON
-from .metric import Metric, _array, _float, _result_value
+from .metric import Metric, engine_array, float_array, result_value
 
 
 class _IoUBase(Metric):
@@ -26,7 +26,7 @@ class _IoUBase(Metric):
 
     def _class_ids(self, y_true, y_pred):
         """Integer class ids of true and predicted labels, flattened."""
-        y_true, y_pred = _array(y_true), _array(y_pred)
+        y_true, y_pred = engine_array(y_true), engine_array(y_pred)
         if not self.sparse_y_true:
             y_true = y_true.argmax(axis=self.axis)
         if not self.sparse_y_pred:
@@ -38,7 +38,7 @@ class _IoUBase(Metric):
         xp = state.backend().xp
         y_true, y_pred = self._class_ids(y_true, y_pred)
         weights = xp.ones(y_true.shape, "float64") if sample_weight is None else \
-            xp.broadcast_to(_float(sample_weight, "float64").reshape(-1), y_true.shape)
+            xp.broadcast_to(float_array(sample_weight, "float64").reshape(-1), y_true.shape)
         valid = (y_true >= 0) & (y_true < self.num_classes) & (y_pred >= 0) & \
             (y_pred < self.num_classes)
         if self.ignore_class is not None:
@@ -58,7 +58,7 @@ class _IoUBase(Metric):
         true_positives, denominator = true_positives[ids], denominator[ids]
         valid = denominator > 1e-9
         iou = xp.where(valid, true_positives / (denominator + EPSILON), 0.0)
-        return _result_value((iou.sum() / (valid.sum() + EPSILON)).astype("float32"))
+        return result_value((iou.sum() / (valid.sum() + EPSILON)).astype("float32"))
 
     def get_config(self):
         """Keras' config."""
@@ -98,7 +98,7 @@ class BinaryIoU(IoU):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Threshold the predictions, then add the batch to the confusion matrix."""
-        super().update_state(y_true, _float(y_pred) >= self.threshold, sample_weight)
+        super().update_state(y_true, float_array(y_pred) >= self.threshold, sample_weight)
 
     def get_config(self):
         """Keras' config."""

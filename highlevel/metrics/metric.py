@@ -6,19 +6,19 @@ running totals on the engine, so nothing leaves the device until ``result()``.
 
 from ...backends import state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
-from ...layers.base import snake_case
+from ...layers.naming import snake_case
 from ...layers.options import initializers
 from ..losses.loss_utils import squeeze_or_expand_to_same_rank
 
 
-def _array(x):
+def engine_array(x):
     """The engine array behind ``x`` (Tensor, engine/NumPy array, list or number)."""
     return x.data if isinstance(x, Tensor) else as_engine_array(x)
 
 
-def _float(x, dtype=None):
+def float_array(x, dtype=None):
     """``x`` as a floating engine array (integer/bool arrays become ``floatx()``)."""
-    x = _array(x)
+    x = engine_array(x)
     if dtype is not None:
         return x.astype(dtype, copy=False)
     return x if x.dtype.kind == "f" else x.astype(state.floatx())
@@ -133,16 +133,16 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-def _result_value(array):
+def result_value(array):
     """A 0-d engine array as a Python float; a 1-d one as a NumPy array."""
     values = state.backend().to_numpy(array)
     return float(values) if values.ndim == 0 else values.astype("float32")
 
 
-def _samplewise(values, sample_weight):
+def samplewise(values, sample_weight):
     """Keras' reduction of ``values`` (and ``sample_weight``) to one value per sample."""
     if sample_weight is not None:
-        weights = _float(sample_weight, values.dtype)
+        weights = float_array(sample_weight, values.dtype)
         values, weights = squeeze_or_expand_to_same_rank(values, weights)
         if values.ndim > weights.ndim:
             values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
@@ -158,6 +158,6 @@ def _samplewise(values, sample_weight):
 
 def aligned_floats(y_true, y_pred):
     """Both as floating engine arrays in ``y_pred``'s dtype, ranks aligned (Keras)."""
-    y_pred = _float(y_pred)
-    return squeeze_or_expand_to_same_rank(_float(y_true, y_pred.dtype), y_pred)
+    y_pred = float_array(y_pred)
+    return squeeze_or_expand_to_same_rank(float_array(y_true, y_pred.dtype), y_pred)
 

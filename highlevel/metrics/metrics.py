@@ -18,7 +18,7 @@ Example:
 """
 
 from ...backends.registry import Registry
-from ...layers.base import snake_case
+from ...layers.naming import snake_case
 from ..losses import losses as losses_module
 from ..losses.regression import huber, log_cosh, mean_squared_logarithmic_error
 from .accuracy_metrics import (Accuracy, BinaryAccuracy, CategoricalAccuracy,

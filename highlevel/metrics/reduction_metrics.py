@@ -6,7 +6,7 @@ import sys
 from ...backends.autodiff import Tensor, no_grad
 from ...backends.registry import Registry
 from ..losses.loss_utils import keras_mask_array, squeeze_or_expand_to_same_rank
-from .metric import Metric, _array, _float, _result_value, _samplewise
+from .metric import Metric, engine_array, float_array, result_value, samplewise
 
 METRIC_FUNCTIONS = Registry("metric function")
 
@@ -19,11 +19,11 @@ class Sum(Metric):
         self._add_state("total")
 
     def update_state(self, values, sample_weight=None):
-        values, _ = _samplewise(_float(values), sample_weight)
+        values, _ = samplewise(float_array(values), sample_weight)
         self.total += values.sum()
 
     def result(self):
-        return _result_value(self.total)
+        return result_value(self.total)
 
 
 class Mean(Metric):
@@ -35,12 +35,12 @@ class Mean(Metric):
         self._add_state("count")
 
     def update_state(self, values, sample_weight=None):
-        values = _float(values)
+        values = float_array(values)
         if values.ndim == 0 and type(sample_weight) in (int, float):
             self.total += values * sample_weight     # a batch loss weighted by batch size
             self.count += sample_weight
             return
-        values, weights = _samplewise(values, sample_weight)
+        values, weights = samplewise(values, sample_weight)
         self.total += values.sum()
         if weights is not None:
             self.count += weights.sum()
@@ -66,7 +66,7 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         mask = keras_mask_array(y_pred)
-        y_true, y_pred = squeeze_or_expand_to_same_rank(_array(y_true), _float(y_pred))
+        y_true, y_pred = squeeze_or_expand_to_same_rank(engine_array(y_true), float_array(y_pred))
         with no_grad():
             values = self._fn(y_true, y_pred, **self._fn_kwargs)
         if mask is not None:
@@ -76,7 +76,7 @@ class MeanMetricWrapper(Mean):
                 sample_weight = mask
             else:
                 mask, weights = squeeze_or_expand_to_same_rank(
-                    mask, _float(sample_weight, mask.dtype))
+                    mask, float_array(sample_weight, mask.dtype))
                 weights = weights.reshape(weights.shape + (1,) * (mask.ndim - weights.ndim))
                 sample_weight = weights * mask
         super().update_state(values.data if isinstance(values, Tensor) else values,

@@ -10,7 +10,7 @@ from ...backends import state
 from ..losses.regression import (cosine_similarity, huber,  # noqa: F401  (re-exported)
                                  log_cosh, mean_squared_logarithmic_error)
 from ..losses.loss_utils import EPSILON
-from .metric import Metric, _float, _result_value, aligned_floats
+from .metric import Metric, float_array, result_value, aligned_floats
 from .reduction_metrics import Mean, wrapped
 
 
@@ -108,7 +108,7 @@ class R2Score(Metric):
             self._build(y_true.shape)
         xp = state.backend().xp
         weights = xp.ones((), y_true.dtype) if sample_weight is None else \
-            _float(sample_weight, y_true.dtype)
+            float_array(sample_weight, y_true.dtype)
         if weights.ndim == 1:
             weights = weights[:, None]
         weights = xp.broadcast_to(weights, y_true.shape)
@@ -142,7 +142,7 @@ class R2Score(Metric):
                               "falling back to the standard R2 score.", stacklevel=2)
             else:
                 score = 1 - (1 - score) * (samples - 1) / (samples - self.num_regressors - 1)
-        return _result_value(xp.asarray(score).astype(self.dtype))
+        return result_value(xp.asarray(score).astype(self.dtype))
 
     def get_config(self):
         """Keras' config."""

@@ -4,8 +4,8 @@ evenly spaced thresholds: ``SensitivityAtSpecificity``, ``SpecificityAtSensitivi
 results)."""
 
 from ...backends import state
-from .confusion_metrics import _ConfusionMetric
-from .metric import Metric, _result_value
+from .confusion_metrics import ConfusionMetric
+from .metric import Metric, result_value
 
 
 def _ratio(numerator, denominator):
@@ -14,7 +14,7 @@ def _ratio(numerator, denominator):
     return xp.where(denominator > 0, numerator / xp.where(denominator > 0, denominator, 1), 0.0)
 
 
-class _ConstrainedRateMetric(_ConfusionMetric):
+class _ConstrainedRateMetric(ConfusionMetric):
     """tp/fp/tn/fn at ``num_thresholds`` thresholds in [0, 1] (0.5 alone when 1); a
     subclass names the ``constrained`` rate, whose floor is ``value``, and the
     ``dependent`` rate whose maximum is the result."""
@@ -47,7 +47,7 @@ class _ConstrainedRateMetric(_ConfusionMetric):
         """The largest dependent rate among thresholds meeting the constraint (0 if none)."""
         constrained, dependent = self._constrained_and_dependent()
         best = state.backend().xp.where(constrained >= self.value, dependent, 0.0).max()
-        return _result_value(best.astype(self.dtype))
+        return result_value(best.astype(self.dtype))
 
     def get_config(self):
         """Keras' config."""

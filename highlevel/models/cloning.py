@@ -16,12 +16,12 @@ def clone_model(model, custom_objects=None):
         layer = pending.pop()
         if type(layer).__name__ == layer.registered_class_name():
             objects.setdefault(type(layer).__name__, type(layer))
-        pending.extend(layer._tracked_layers())
+        pending.extend(layer.tracked_layers())
     objects.update(custom_objects or {})
     _reuse_lambda_functions(model, entry)
     clone = serialization.deserialize_layer(entry, objects)
-    if not clone.built and model.built and model._build_input_shape is not None:
-        clone._maybe_build(model._build_input_shape)
+    if not clone.built and model.built and model.build_input_shape is not None:
+        clone.ensure_built(model.build_input_shape)
     return clone
 
 
@@ -33,7 +33,7 @@ def _reuse_lambda_functions(layer, entry):
         return
     if entry.get("class_name") == "Lambda" and callable(getattr(layer, "function", None)):
         config["function"] = layer.function
-    by_name = {sub.name: sub for sub in layer._tracked_layers()}
+    by_name = {sub.name: sub for sub in layer.tracked_layers()}
     for sub_entry in config.get("layers") or []:
         sub = by_name.get(sub_entry.get("config", {}).get("name")) \
             if isinstance(sub_entry, dict) else None

@@ -61,14 +61,14 @@ class FunctionalGraph:
                             f"output depends on input '{tensor.node.layer.name}', which is "
                             "not among the model's inputs")
                     stack.append((tensor.node, False))
-        self._all_nodes = order
+        self.all_nodes = order
         return [node for node in order if not isinstance(node.layer, InputLayer)]
 
     def _ordered_layers(self):
         """Keras' ``Functional.layers`` order (hence its weight order): by decreasing depth
         from the outputs, ties broken by first visit from the outputs."""
         node_depth, layer_depth, by_id = {}, {}, {}
-        for node in reversed(self._all_nodes):
+        for node in reversed(self.all_nodes):
             depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
             layer_depth[id(node.layer)] = depth
             node_depth[id(node)] = depth
@@ -105,7 +105,7 @@ class FunctionalGraph:
             layer = node.layer
             args = [map_structure(real, a) for a in node.args]
             kwargs = {k: map_structure(real, v) for k, v in node.kwargs.items()}
-            if layer._call_accepts_training and "training" not in kwargs:
+            if layer.call_accepts_training and "training" not in kwargs:
                 kwargs["training"] = training
             result = layer(*args, **kwargs)
             for tensor, value in zip(node.outputs, flatten(result)):

@@ -1,7 +1,8 @@
 """``Model``: functional models (``Model(inputs, outputs)``) and the base of subclassed and
 Sequential models. Training lives in :mod:`training` (the ``Trainer`` mixin)."""
 
-from ...layers.base import LAYERS, Layer, snake_case, unique_name
+from ...layers.base import LAYERS, Layer
+from ...layers.naming import snake_case, unique_name
 from ...layers.symbolic import flatten, is_shape, map_structure
 from ..saving import serialization
 from .functional import FunctionalGraph
@@ -34,12 +35,25 @@ class Model(Trainer, Layer):
                 raise ValueError("Model(inputs, outputs) needs both inputs and outputs")
             self._set_graph(FunctionalGraph(inputs, outputs))
 
+    @property
+    def functional_graph(self):
+        """The graph of layers a functional (or built Sequential) model runs; None for a
+        subclassed model, whose ``call`` is code."""
+        return self._graph
+
+    @property
+    def is_graph_network(self):
+        """True when the model's layers are its whole structure (a functional or Sequential
+        model); False for a subclassed model, whose ``call`` is code."""
+        return self._graph is not None
+
     def _set_graph(self, graph):
         self._graph = graph
         self._sublayers = [layer for layer in graph.layers]
         self.built = True
 
-    def _tracked_layers(self):
+    def tracked_layers(self):
+        """The model's layers (its sublayers)."""
         return self._sublayers
 
     # ------------------------------------------------------------------ structure
@@ -178,7 +192,7 @@ class Model(Trainer, Layer):
             if is_shape(input_shape):
                 input_shape = tuple(input_shape)
             self.compute_output_shape(input_shape)   # a dict of shapes for dict inputs
-            self._build_input_shape = input_shape
+            self.build_input_shape = input_shape
         self.built = True
 
     # ------------------------------------------------------------------ config
@@ -247,9 +261,13 @@ class Model(Trainer, Layer):
         from ..saving import model_file as saving
         return saving.to_bytes(self)
 
-    def _restore_from_checkpoint(self, filepath):
+    def restore_from_checkpoint(self, filepath, initial_epoch=None):
+        """Load the weights and optimizer state of the checkpoint ``filepath`` into this
+        model in place (``BackupAndRestore`` resumes with it); with ``initial_epoch`` the
+        ``fit`` running now continues from that epoch."""
         from ..saving import model_file as saving
         saving.restore_from_checkpoint(self, filepath)
+        self._initial_epoch_from_backup = initial_epoch
 
     def __reduce__(self):
         from ..saving import model_file as saving

@@ -1,6 +1,8 @@
 """``Sequential``: a plain stack of layers, each feeding the next."""
 
-from ...layers.base import LAYERS, Layer, attach_masks, unique_name
+from ...layers.base import LAYERS, Layer, attach_masks
+from ...layers.naming import unique_name
+from ...layers.options import dtype_policies
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor
 from ..saving import serialization
@@ -51,8 +53,8 @@ class Sequential(Model):
         if any(layer is existing for existing in self._stack):
             raise ValueError(f"layer '{layer.name}' is already in Sequential '{self.name}'")
         input_layer = self._input_layer
-        if not self._stack and input_layer is None and layer._batch_input_shape:
-            self._input_layer = InputLayer(batch_shape=layer._batch_input_shape)
+        if not self._stack and input_layer is None and layer.batch_input_shape:
+            self._input_layer = InputLayer(batch_shape=layer.batch_input_shape)
         self._stack.append(layer)
         if not rebuild:
             return
@@ -76,8 +78,8 @@ class Sequential(Model):
     def _rebuild(self):
         # Drop the nodes of the previous graph, so ``layer.output`` is this graph's.
         for node in self._graph_nodes:
-            if node in node.layer._inbound_nodes:
-                node.layer._inbound_nodes.remove(node)
+            if node in node.layer.inbound_nodes:
+                node.layer.inbound_nodes.remove(node)
         self._graph_nodes = []
         self._sublayers = list(self._stack)
         self._graph = None
@@ -95,9 +97,14 @@ class Sequential(Model):
                 raise ValueError(f"Sequential '{self.name}': layer '{layer.name}' returns "
                                  "several outputs; use the functional API")
         self._graph = FunctionalGraph(self._input_layer.output, tensor)
-        self._build_input_shape = self._input_layer.batch_shape
-        self._call_plan = [(layer, layer._call_accepts_training) for layer in self._stack]
+        self.build_input_shape = self._input_layer.batch_shape
+        self._call_plan = [(layer, layer.call_accepts_training) for layer in self._stack]
         self.built = True
+
+    @property
+    def is_graph_network(self):
+        """True: a Sequential model's layers are its whole structure (built or not)."""
+        return self._graph is not None or bool(self._stack)
 
     @property
     def layers(self):
@@ -124,9 +131,15 @@ class Sequential(Model):
         return x
 
     def _convert_inputs(self, inputs):
-        return Layer._convert_inputs(self, inputs)
+        # The Input layer's dtype decides (Input(dtype="string") keeps raw text), as does
+        # a first layer taking text (TextVectorization) when there is no Input.
+        converter = self._input_layer
+        if converter is None and self._stack and getattr(self._stack[0], "takes_strings",
+                                                         False):
+            converter = self._stack[0]
+        return Layer._convert_inputs(converter or self, inputs)
 
-    def _maybe_build(self, input_shape):
+    def ensure_built(self, input_shape):
         if self._graph is None:
             self.build(input_shape)
 
@@ -137,10 +150,11 @@ class Sequential(Model):
         layers = [serialization.serialize_layer(layer) for layer in self._stack]
         if self._input_layer is not None:
             layers.insert(0, serialization.serialize_layer(self._input_layer))
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype,
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policies.config_value(self.dtype_policy),
                   "layers": layers}
-        if self._build_input_shape is not None:
-            config["build_input_shape"] = list(self._build_input_shape)
+        if self.build_input_shape is not None:
+            config["build_input_shape"] = list(self.build_input_shape)
         return config
 
     @classmethod
@@ -148,6 +162,8 @@ class Sequential(Model):
         layers = [serialization.deserialize_layer(entry, custom_objects)
                   for entry in config.get("layers", [])]
         model = cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
+        if config.get("dtype") is not None:   # the policy compile() follows (loss scaling)
+            model.dtype_policy = config["dtype"]
         if model._graph is None and config.get("build_input_shape"):
             model.build(tuple(config["build_input_shape"]))
         return model

@@ -49,7 +49,7 @@ def optimizer_params(optimizer):
     if optimizer is None or not getattr(optimizer, "built", False):
         return None
     slots = [slot for _, by_name in optimizer.slot_variables() for slot in by_name.values()]
-    scalars = 1 + (type(optimizer._learning_rate) is float)
+    scalars = 1 + (optimizer.learning_rate_schedule is None)
     return scalars + count_params(slots), 4.0 * scalars + memory_size(slots)
 
 
@@ -60,7 +60,7 @@ def _format_shape(shape):
 def format_layer_shape(layer):
     """The output shape(s) of the layer's last call, or ``"?"`` when it was never called
     on symbolic inputs."""
-    nodes = layer._inbound_nodes
+    nodes = layer.inbound_nodes
     if not nodes or not nodes[-1].outputs:
         return "?"
     shapes = [_format_shape(t.shape) for t in nodes[-1].outputs]
@@ -70,10 +70,10 @@ def format_layer_shape(layer):
 def _is_sequential_like(model):
     """Keras' test: a Sequential or subclassed model, or a functional model whose graph is
     one chain (one input per node, one node per depth, no shared layer)."""
-    graph = getattr(model, "_graph", None)
+    graph = getattr(model, "functional_graph", None)
     if graph is None or type(model).__name__ == "Sequential":
         return True
-    nodes = graph._all_nodes
+    nodes = graph.all_nodes
     if len(graph.flat_outputs) != 1 or len({id(n.layer) for n in nodes}) != len(nodes):
         return False
     for previous, node in zip(nodes, nodes[1:]):
@@ -85,19 +85,19 @@ def _is_sequential_like(model):
 
 def _connections(layer, relevant):
     parts = []
-    for node in layer._inbound_nodes:
+    for node in layer.inbound_nodes:
         if id(node) not in relevant:
             continue
         for tensor in node.flat_inputs:
             source = tensor.node.layer
-            parts.append(f"{source.name}[{source._inbound_nodes.index(tensor.node)}]"
+            parts.append(f"{source.name}[{source.inbound_nodes.index(tensor.node)}]"
                          f"[{tensor.index}]")
     return ", ".join(parts) or "-"
 
 
 def _class_name(layer):
     """Keras' class name: a ``Model(inputs, outputs)`` is a ``Functional``."""
-    if type(layer).__name__ == "Model" and getattr(layer, "_graph", None) is not None:
+    if type(layer).__name__ == "Model" and getattr(layer, "functional_graph", None) is not None:
         return "Functional"
     return type(layer).__name__
 
@@ -218,7 +218,7 @@ def summary_text(model, line_length=None, positions=None, expand_nested=False,
         default_length, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
         alignment = ["left", "left", "right", "left"]
-        relevant = {id(node) for node in model._graph._all_nodes}
+        relevant = {id(node) for node in model.functional_graph.all_nodes}
     if show_trainable:
         default_length += 12
         positions = [p * 0.90 for p in positions] + [1.0]
@@ -236,7 +236,7 @@ def summary_text(model, line_length=None, positions=None, expand_nested=False,
         if show_trainable:
             row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
         rows = [row]
-        if expand_nested and getattr(layer, "_graph", None) is not None:
+        if expand_nested and getattr(layer, "functional_graph", None) is not None:
             for inner in layer.layers:
                 rows.extend(rows_of(inner, level + 1))
         return rows

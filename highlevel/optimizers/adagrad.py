@@ -19,10 +19,10 @@ class Adagrad(Optimizer):
         self.initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon
 
-    def _slot_initial_value(self, slot_name):
+    def slot_initial_value(self, slot_name):
         return self.initial_accumulator_value
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         xp = state.backend().xp

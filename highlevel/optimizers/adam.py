@@ -9,6 +9,8 @@ from .optimizer import OPTIMIZERS, Optimizer
 class Adam(Optimizer):
     """Adam (Keras' form, epsilon outside the square root), optionally AMSGrad."""
 
+    slot_groups = (("momentum", "velocity"), ("velocity_hat",))
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name="adam", **kwargs):
@@ -21,7 +23,7 @@ class Adam(Optimizer):
         self.amsgrad = bool(amsgrad)
         self.slot_names = ("momentum", "velocity") + (("velocity_hat",) if amsgrad else ())
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         m, v = slots[0].data, slots[1].data
         v_hat = slots[2].data if self.amsgrad else None
         weight_decay = self.weight_decay if decay else 0.0

@@ -3,8 +3,9 @@
 :class:`Optimizer` holds what every optimizer shares: the learning rate, the iteration
 count, gradient clipping, weight decay and the slot variables, preallocated the first time a
 variable is seen. Each optimizer (one module each: ``sgd``, ``adam``, ``adamw``, ``rmsprop``,
-``adagrad``) registers itself and implements ``_update``, its update rule written in place
-with the engine's array module; an engine may supply a fused kernel for a rule
+``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``, ``adafactor``)
+registers itself and implements ``update_rule``, its update rule written in place with the
+engine's array module; an engine may supply a fused kernel for a rule
 (``Backend.optimizer_kernel``: the NumPy engine's compiled Adam). Keras 3 semantics:
 gradient clipping (``clipnorm`` per variable, ``global_clipnorm`` over all of them,
 ``clipvalue`` elementwise), decoupled ``weight_decay``, a learning rate that may be a
@@ -62,19 +63,22 @@ class _VariableList(list):
 
 
 class _Record:
-    """Per-variable optimizer state: the variable, its slot Variables, decay flag."""
+    """Per-variable optimizer state: the variable, its slot Variables (those of the update
+    rule), the base class's ``extra`` slots (EMA average, gradient accumulator), decay
+    flag."""
 
-    __slots__ = ("variable", "slots", "decay")
+    __slots__ = ("variable", "slots", "extra", "decay")
 
-    def __init__(self, variable, slots, decay):
+    def __init__(self, variable, slots, extra, decay):
         self.variable = variable
         self.slots = slots
+        self.extra = extra
         self.decay = decay
 
 
 class Optimizer:
     """Base class: holds the learning rate, the iteration count, clipping options and the
-    slot variables; subclasses implement ``_update(variable_array, gradient_array, slots,
+    slot variables; subclasses implement ``update_rule(variable_array, gradient_array, slots,
     learning_rate, step, decay)`` (in place, with ``_decay`` for weight decay and
     ``_buffer`` for scratch arrays) and list their ``slot_names``.
 
@@ -84,11 +88,26 @@ class Optimizer:
         clipnorm: clip each gradient to this L2 norm.
         clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
         global_clipnorm: scale all gradients together so their global norm is at most this.
+        use_ema: keep an exponential moving average of each variable (slot ``"average"``,
+            ``average = ema_momentum * average + (1 - ema_momentum) * variable`` after
+            every step, the first step copying the variable); ``finalize_variable_values``
+            (called at the end of ``fit``) writes the averages into the variables.
+        ema_momentum: the average's momentum, in [0, 1].
+        ema_overwrite_frequency: with ``use_ema``, also overwrite the variables with their
+            averages every this many iterations (None: only at the end of ``fit``).
         loss_scale_factor: gradients are divided by it (use ``scale_loss`` on the loss).
+        gradient_accumulation_steps: an int >= 2: gradients are summed in the slot
+            ``"gradient_accumulator"`` and the variables updated every this many calls
+            with their mean; ``iterations`` then counts updates (calls // steps).
         name: the optimizer's name.
     """
 
     slot_names = ()
+    #: Keras' grouping of the slots in its variable list (None: one group, all of
+    #: ``slot_names`` interleaved per variable).
+    slot_groups = None
+    #: False for a rule that needs each variable's own shape (never flat-packed).
+    packable = True
 
     def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, use_ema=False, ema_momentum=0.99,
@@ -110,11 +129,19 @@ class Optimizer:
                 "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
                 f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
                 f"global_clipnorm={global_clipnorm}")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. "
+                             f"Received: gradient_accumulation_steps="
+                             f"{gradient_accumulation_steps}")
         if use_ema:
-            raise ValueError("use_ema=True (exponential moving average of the weights) is "
-                             "not supported by lamina")
-        if gradient_accumulation_steps not in (None, 1):
-            raise ValueError("gradient_accumulation_steps is not supported by lamina")
+            if ema_momentum > 1 or ema_momentum < 0:
+                raise ValueError("`ema_momentum` must be in the range [0, 1]. "
+                                 f"Received: ema_momentum={ema_momentum}")
+            if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                            or ema_overwrite_frequency < 1):
+                raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or "
+                                 "None. Received: ema_overwrite_frequency="
+                                 f"{ema_overwrite_frequency}")
         self.name = name or type(self).__name__.lower()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
@@ -157,7 +184,7 @@ class Optimizer:
         if type(lr) is float:
             return lr
         if isinstance(lr, LearningRateSchedule):
-            return float(lr(self._iterations))
+            return float(lr(self.iterations))
         return float(lr())
 
     @learning_rate.setter
@@ -173,10 +200,20 @@ class Optimizer:
                 "instantiate the optimizer with a float `learning_rate` argument.")
         self._learning_rate = self._check_learning_rate(value)
 
+    @property
+    def learning_rate_schedule(self):
+        """The ``LearningRateSchedule`` (or callable) driving the learning rate, or None when
+        it is a fixed float."""
+        lr = self._learning_rate
+        return lr if callable(lr) else None
+
     # ------------------------------------------------------------- iterations
     @property
     def iterations(self):
-        """Number of updates applied so far (a Python int)."""
+        """Number of updates applied so far (a Python int); with
+        ``gradient_accumulation_steps``, calls // steps as in Keras."""
+        if self.gradient_accumulation_steps:
+            return self._iterations // self.gradient_accumulation_steps
         return self._iterations
 
     @iterations.setter
@@ -184,7 +221,8 @@ class Optimizer:
         self.set_iterations(value)
 
     def set_iterations(self, value):
-        """Set the iteration counter (e.g. when restoring a checkpoint)."""
+        """Set the stored iteration counter (e.g. when restoring a checkpoint; it counts
+        calls to ``apply``, as Keras' ``iteration`` variable)."""
         self._iterations = int(value)
         self._iterations_variable.data[...] = self._iterations
 
@@ -194,7 +232,8 @@ class Optimizer:
         return self._iterations_variable
 
     # ------------------------------------------------------------- slots
-    def _slot_initial_value(self, slot_name):
+    def slot_initial_value(self, slot_name):
+        """The value a new slot ``slot_name`` starts at (0; Adagrad's accumulator its own)."""
         return 0.0
 
     def _record(self, variable):
@@ -203,16 +242,42 @@ class Optimizer:
             record = self._create_record(variable)
         return record
 
-    def _create_record(self, variable):
+    @property
+    def extra_slot_names(self):
+        """The base class's slots: ``"average"`` (``use_ema``), then
+        ``"gradient_accumulator"`` (``gradient_accumulation_steps``)."""
+        return (("average",) if self.use_ema else ()) + \
+            (("gradient_accumulator",) if self.gradient_accumulation_steps else ())
+
+    def slot_spec(self, variable_array, slot_name):
+        """``(shape, dtype)`` of ``slot_name`` for a variable: the variable's own (an
+        optimizer with other slot shapes overrides it)."""
+        return variable_array.shape, variable_array.dtype
+
+    def initial_slot_value(self, variable_array, slot_name):
+        """A new engine array holding the initial value of ``slot_name`` for a variable."""
         xp = state.backend().xp
+        if slot_name in self.extra_slot_names:
+            return xp.zeros(variable_array.shape, dtype=variable_array.dtype)
+        shape, dtype = self.slot_spec(variable_array, slot_name)
+        return xp.full(shape, self.slot_initial_value(slot_name), dtype=dtype)
+
+    def state_variables(self):
+        """``{name: Variable}`` of state that belongs to no variable (Nadam's running
+        product), after the slots in Keras' list; none by default."""
+        return {}
+
+    def _create_record(self, variable):
         data = variable.data
         prefix = str(getattr(variable, "path", None) or getattr(variable, "name", "variable"))
         prefix = prefix.replace("/", "_")
-        slots = tuple(
-            Variable(xp.full(data.shape, self._slot_initial_value(slot), dtype=data.dtype),
-                     trainable=False, name=f"{prefix}_{slot}")
-            for slot in self.slot_names)
-        record = _Record(variable, slots, self._decays(variable))
+
+        def make(names):
+            return tuple(Variable(self.initial_slot_value(data, slot), trainable=False,
+                                  name=f"{prefix}_{slot}") for slot in names)
+
+        record = _Record(variable, make(self.slot_names), make(self.extra_slot_names),
+                         self._decays(variable))
         self._records[id(variable)] = record
         self._order.append(record)
         return record
@@ -226,19 +291,42 @@ class Optimizer:
     def built(self):
         return bool(self._order)
 
+    def keras_layout(self, variable_count):
+        """Keras' order of the optimizer state after ``iteration`` and ``learning_rate``
+        for ``variable_count`` variables: ``[(variable index, slot name)]``, the
+        ``extra_slot_names`` first (all variables each), then each group of
+        ``slot_groups`` interleaved per variable, then ``(None, name)`` for each of
+        ``state_variables``."""
+        groups = [(name,) for name in self.extra_slot_names]
+        own = tuple(self.slot_names)
+        grouped = [tuple(s for s in group if s in own) for group in self.slot_groups or ()]
+        leftover = tuple(s for s in own if not any(s in group for group in grouped))
+        groups += [group for group in grouped if group] + ([leftover] if leftover else [])
+        layout = [(index, slot) for group in groups for index in range(variable_count)
+                  for slot in group]
+        return layout + [(None, name) for name in self.state_variables()]
+
     @property
     def variables(self):
-        """``[iterations, *slots]``: the counter, then each variable's slots (in
-        ``slot_names`` order) in the order the variables were first seen. Works as a
-        property (Keras 3) and as a call, ``variables()``."""
+        """``[iterations, *slots]``: the counter, then the slots of the variables (in
+        the order they were first seen) in Keras' order (:meth:`keras_layout`). Works as
+        a property (Keras 3) and as a call, ``variables()``."""
         out = _VariableList([self._iterations_variable])
-        for record in self._order:
-            out.extend(record.slots)
+        extra = self.state_variables()
+        for index, slot in self.keras_layout(len(self._order)):
+            out.append(extra[slot] if index is None
+                       else self._slot_of(self._order[index], slot))
         return out
+
+    def _slot_of(self, record, slot_name):
+        if slot_name in self.slot_names:
+            return record.slots[self.slot_names.index(slot_name)]
+        return record.extra[self.extra_slot_names.index(slot_name)]
 
     def slot_variables(self):
         """``[(variable, {slot_name: slot Variable}), ...]`` in first-seen order."""
-        return [(record.variable, dict(zip(self.slot_names, record.slots)))
+        names = tuple(self.extra_slot_names) + tuple(self.slot_names)
+        return [(record.variable, dict(zip(names, record.extra + record.slots)))
                 for record in self._order]
 
     def get_slot(self, variable, slot_name):
@@ -247,10 +335,11 @@ class Optimizer:
         if record is None:
             raise KeyError(f"optimizer '{self.name}' has no slots for variable "
                            f"'{getattr(variable, 'name', variable)}' yet (call build())")
-        if slot_name not in self.slot_names:
+        names = tuple(self.extra_slot_names) + tuple(self.slot_names)
+        if slot_name not in names:
             raise KeyError(f"optimizer '{self.name}' has no slot {slot_name!r}; its slots "
-                           f"are {list(self.slot_names)}")
-        return record.slots[self.slot_names.index(slot_name)]
+                           f"are {list(names)}")
+        return self._slot_of(record, slot_name)
 
     def set_variables(self, values):
         """Restore ``variables`` from a list of arrays in the same order (build first)."""
@@ -311,27 +400,83 @@ class Optimizer:
             targets.append(variable)
         if not targets:
             return
-        arrays = self._clip_gradients(arrays)
-        # inputs of a traced step (lamina.backends.trace); plain numbers otherwise
-        lr = host_input("learning_rate", self.learning_rate)
-        step = host_input("step", self._iterations + 1)
+        if self.loss_scale_factor is not None:
+            inverse = 1.0 / self.loss_scale_factor
+            arrays = [g * inverse for g in arrays]
         records = [self._records.get(id(v)) or self._create_record(v) for v in targets]
-        group = self._packed_group(targets, records)
-        if group is not None:
-            group.update(self, arrays, lr, step)
-        else:
-            for g, variable, record in zip(arrays, targets, records):
-                self._update(variable.data, g, record.slots, lr, step, record.decay)
+        arrays = self._accumulate(arrays, records)
+        if arrays is not None:
+            self._update_all(self._clip_gradients(arrays), targets, records)
+        if self.use_ema:
+            self._update_averages()
         for variable in targets:
             constraint = getattr(variable, "constraint", None)
             if constraint is not None:
                 # Keras applies weight constraints right after each update, in place.
                 variable.data[...] = constraint(variable.data)
-        self._iterations = step
-        self._iterations_variable.data[...] = step
+        self._iterations += 1
+        self._iterations_variable.data[...] = self._iterations
+
+    def _update_all(self, arrays, targets, records):
+        # inputs of a traced step (lamina.backends.trace); plain numbers otherwise
+        lr = host_input("learning_rate", self.learning_rate)
+        step = host_input("step", self.iterations + 1)
+        self._before_updates(step)
+        group = self._packed_group(targets, records)
+        if group is not None:
+            group.update(self, arrays, lr, step)
+        else:
+            for g, variable, record in zip(arrays, targets, records):
+                self.update_rule(variable.data, g, record.slots, lr, step, record.decay)
+
+    def _before_updates(self, step):
+        """Called once per update (all variables) before the rule runs; optimizers with
+        state of their own (Nadam) advance it here."""
+
+    def _accumulate(self, arrays, records):
+        """With ``gradient_accumulation_steps``: add the gradients to the accumulators
+        and return None, or on every steps-th call return the mean of the accumulated
+        and current gradients (and zero the accumulators), as Keras does."""
+        steps = self.gradient_accumulation_steps
+        if not steps:
+            return arrays
+        index = self.extra_slot_names.index("gradient_accumulator")
+        accumulators = [record.extra[index].data for record in records]
+        if (self._iterations + 1) % steps:
+            for g, accumulator in zip(arrays, accumulators):
+                accumulator += g
+            return None
+        means = [(g + accumulator) / steps for g, accumulator in zip(arrays, accumulators)]
+        for accumulator in accumulators:
+            accumulator[...] = 0
+        return means
+
+    def _update_averages(self):
+        """Keras' EMA step over every variable the optimizer holds (the first step copies
+        the variables), then the overwrite every ``ema_overwrite_frequency`` iterations."""
+        momentum = self.ema_momentum if self.iterations != 0 else 0.0
+        for record in self._order:
+            average = record.extra[0].data
+            average *= momentum
+            average += (1.0 - momentum) * record.variable.data
+        frequency = self.ema_overwrite_frequency
+        if frequency and (self.iterations + 1) % frequency == 0:
+            self.finalize_variable_values([record.variable for record in self._order])
+
+    def finalize_variable_values(self, var_list):
+        """With ``use_ema``, write each variable's moving average into it (``fit`` calls
+        this at the end of training, as Keras); otherwise nothing."""
+        if not self.use_ema:
+            return
+        for variable in var_list:
+            record = self._records.get(id(variable))
+            if record is not None:
+                variable.data[...] = record.extra[0].data
 
     def _packed_group(self, variables, records):
         """The flat-buffer group for this exact variable list (small models only)."""
+        if not self.packable:
+            return None
         key = tuple(id(v) for v in variables)
         cached = self._packed
         if cached is not None and cached[0] == key and cached[1].intact():
@@ -343,9 +488,6 @@ class Optimizer:
 
     def _clip_gradients(self, arrays):
         xp = state.backend().xp
-        if self.loss_scale_factor is not None:
-            inverse = 1.0 / self.loss_scale_factor
-            arrays = [g * inverse for g in arrays]
         if self.clipnorm is not None and self.clipnorm > 0:
             clip = float(self.clipnorm)
             return [g * (clip / xp.maximum(xp.sqrt(xp.square(g).sum()), clip))
@@ -379,8 +521,8 @@ class Optimizer:
             self._buffers[key] = buffer
         return buffer
 
-    def _update(self, variable, gradient, slots, learning_rate, step, decay):
-        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement _update")
+    def update_rule(self, variable, gradient, slots, learning_rate, step, decay):
+        raise NotImplementedError(f"optimizer '{type(self).__name__}' must implement update_rule")
 
     # ------------------------------------------------------------- config
     def get_config(self):

@@ -69,7 +69,7 @@ class PackedGroup:
         """Copy ``gradients`` into the flat buffer and run one optimizer update."""
         for view, gradient in zip(self.gradient_views, gradients):
             view[...] = gradient
-        optimizer._update(self.params, self.gradients, self.slots, learning_rate, step,
+        optimizer.update_rule(self.params, self.gradients, self.slots, learning_rate, step,
                           self.decay)
 
 

@@ -9,6 +9,8 @@ class RMSprop(Optimizer):
     """RMSprop (Keras' form, epsilon inside the square root), optional momentum and
     ``centered`` variant."""
 
+    slot_groups = (("velocity",), ("momentum",), ("average_gradient",))
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name="rmsprop", **kwargs):
@@ -22,7 +24,7 @@ class RMSprop(Optimizer):
         self.slot_names = ("velocity",) + (("momentum",) if momentum > 0 else ()) + \
             (("average_gradient",) if centered else ())
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         velocity = slots[0].data

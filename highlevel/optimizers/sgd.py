@@ -20,7 +20,7 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
         self.slot_names = ("momentum",) if self.momentum != 0 else ()
 
-    def _update(self, variable, gradient, slots, lr, step, decay):
+    def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
             self._decay(variable, lr, decay)
         if not slots:

@@ -7,11 +7,13 @@ member is read:
 * a file that is not a zip archive, or that ends early (:class:`TruncatedFileError`: a zip
   keeps its directory at its end), or whose directory cannot be read;
 * member names that are absolute, climb out of the archive (``..``), use backslashes or
-  NUL characters, appear twice, or are not one of :data:`MEMBERS` (path traversal and
-  unexpected content);
+  NUL characters, appear twice, or are neither one of :data:`MEMBERS` nor a file under
+  ``assets/`` (Keras' layer assets, see :mod:`keras_assets`) with plain path components
+  (path traversal and unexpected content);
 * encrypted members, and members whose declared size is over their cap
-  (:data:`JSON_LIMIT`, :data:`WEIGHTS_LIMIT`), over :data:`MAX_COMPRESSION_RATIO` times
-  their compressed size (a zip bomb), or, when stored, different from it.
+  (:data:`JSON_LIMIT`, :data:`WEIGHTS_LIMIT`, :data:`ASSET_LIMIT`; all assets together
+  :data:`ASSETS_LIMIT`), over :data:`MAX_COMPRESSION_RATIO` times their compressed size
+  (a zip bomb), or, when stored, different from it.
 
 A member is then read with a bounded read (at most its declared size) and zip's CRC-32
 is checked; everything else a corrupted archive raises becomes :class:`CorruptFileError`
@@ -34,7 +36,10 @@ WEIGHTS = "model.weights.h5"
 MEMBERS = (METADATA, CONFIG, WEIGHTS)           # Keras' order
 JSON_LIMIT = 1 << 28                            # 256 MiB of config or metadata JSON
 WEIGHTS_LIMIT = 1 << 38                         # 256 GiB of weights
-MAX_ENTRIES = 64                                # directory entries read at all
+ASSETS = "assets/"                              # the folder of layer assets
+ASSET_LIMIT = 1 << 28                           # 256 MiB per asset file (a vocabulary)
+ASSETS_LIMIT = 1 << 30                          # 1 GiB of assets together
+MAX_ENTRIES = 4096                              # directory entries read at all
 _EMPTY_ARCHIVE = b"PK\x05\x06"
 
 
@@ -112,15 +117,28 @@ def _check_name(name, path):
             "\\" in name or "\0" in name or ".." in parts:
         raise CorruptFileError(f"{describe(path)}: archive member {name[:80]!r} has an "
                                "absolute or climbing path; refused (path traversal)", path)
-    if name not in MEMBERS:
+    if name not in MEMBERS and not is_asset(name):
         raise UnsupportedFormatError(
             f"{describe(path)}: unexpected archive member {name[:80]!r}; a .keras file "
-            f"lamina reads holds only {', '.join(MEMBERS)} (assets and npz weights are not "
-            "supported)", path)
+            f"lamina reads holds only {', '.join(MEMBERS)} and files under {ASSETS} (npz "
+            "weights are not supported)", path)
+
+
+def is_asset(name):
+    """Whether ``name`` is an asset member: ``assets/`` then non-empty path components
+    other than ``.`` (a trailing ``/`` marks a folder entry)."""
+    if name == ASSETS:
+        return True
+    parts = name[len(ASSETS):].split("/")
+    if name.endswith("/"):
+        parts = parts[:-1]
+    return name.startswith(ASSETS) and bool(parts) and all(
+        part not in ("", ".", "..") for part in parts)
 
 
 def _check_sizes(info, size, path):
-    limit = WEIGHTS_LIMIT if info.filename == WEIGHTS else JSON_LIMIT
+    limit = WEIGHTS_LIMIT if info.filename == WEIGHTS else ASSET_LIMIT if is_asset(
+        info.filename) else JSON_LIMIT
     where = f"{describe(path)}: archive member {info.filename!r}"
     if info.flag_bits & 0x1:
         raise UnsupportedFormatError(f"{where} is encrypted", path)
@@ -167,7 +185,7 @@ def read_archive(source):
             infos = archive.infolist()
             if len(infos) > MAX_ENTRIES:
                 raise CorruptFileError(f"{describe(path)}: the archive lists {len(infos)} "
-                                       "members; a .keras file has 3", path)
+                                       f"members, over the limit of {MAX_ENTRIES}", path)
             seen = set()
             for info in infos:
                 _check_name(info.filename, path)
@@ -176,6 +194,11 @@ def read_archive(source):
                                            f"{info.filename!r} appears twice", path)
                 seen.add(info.filename)
                 _check_sizes(info, size, path)
+            assets = sum(info.file_size for info in infos if is_asset(info.filename))
+            if assets > ASSETS_LIMIT:
+                raise CorruptFileError(f"{describe(path)}: the archive's assets declare "
+                                       f"{assets} bytes together, over the limit of "
+                                       f"{ASSETS_LIMIT} bytes", path)
             if CONFIG not in seen:
                 raise MissingConfigError(f"{describe(path)} has no {CONFIG}, so it holds no "
                                          "architecture", path)
@@ -186,5 +209,6 @@ def read_archive(source):
         stream.close()
 
 
-__all__ = ["CONFIG", "JSON_LIMIT", "MAX_ENTRIES", "MEMBERS", "METADATA", "WEIGHTS",
-           "WEIGHTS_LIMIT", "archive_bytes", "is_keras_zip", "read_archive", "write_archive"]
+__all__ = ["ASSETS", "ASSETS_LIMIT", "ASSET_LIMIT", "CONFIG", "JSON_LIMIT", "MAX_ENTRIES",
+           "MEMBERS", "METADATA", "WEIGHTS", "WEIGHTS_LIMIT", "archive_bytes", "is_asset",
+           "is_keras_zip", "read_archive", "write_archive"]

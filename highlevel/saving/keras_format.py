@@ -9,7 +9,8 @@ writing.
 
 import inspect
 
-from ...layers.base import Layer, snake_case
+from ...layers.base import Layer
+from ...layers.naming import snake_case
 from .errors import UnsupportedFormatError
 
 KERAS_SCHEMA_VERSION = "3.15.1"     # the Keras version whose files lamina writes and reads
@@ -45,9 +46,9 @@ def _collect_paths(layer, path, paths, seen):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    for weight in layer._own_weights:
+    for weight in layer.own_weights:
         paths.setdefault(id(weight), f"{path}/{weight.name}")
-    for child in layer._tracked_layers():
+    for child in layer.tracked_layers():
         _collect_paths(child, f"{path}/{child.name}", paths, seen)
 
 
@@ -69,7 +70,7 @@ def name_key(name):
 
 
 def _is_model(obj):
-    return hasattr(obj, "_graph") and hasattr(obj, "compile")
+    return hasattr(obj, "functional_graph") and hasattr(obj, "compile")
 
 
 # Children Keras reaches through a public property of the same object (so its files use
@@ -85,7 +86,7 @@ def _children(obj):
     Sequential or functional model's ``layers`` first, then attributes (public names
     sorted, then private ones)."""
     first = []
-    if _is_model(obj) and (obj._graph is not None or getattr(obj, "_stack", None)):
+    if _is_model(obj) and obj.is_graph_network:
         first = [("layers", list(obj.layers))]
     aliases = _KERAS_CHILD_NAMES.get(type(obj).__name__, {})
     rest = {aliases.get(name, name): value for name, value in _attributes(obj).items()}
@@ -102,9 +103,9 @@ def _attributes(obj):
         if isinstance(value, Layer) or _is_layer_list(value):
             found[name] = value
     for klass in type(obj).__mro__:
-        if klass in (Layer, object) or klass.__module__.endswith(("highlevel.model",
-                                                                   "highlevel.sequential",
-                                                                   "highlevel.training")):
+        if klass in (Layer, object) or klass.__module__.endswith(("models.model",
+                                                                   "models.sequential",
+                                                                   "training.trainer")):
             continue
         for name, member in vars(klass).items():
             if name in found or name in _INTERNAL or not isinstance(member, property):
@@ -126,18 +127,20 @@ def _is_layer_list(value):
 def own_variables(obj):
     """Variables stored in an object's own ``vars`` group: trainable, then not (by each
     variable's own flag, as Keras' ``save_own_variables``)."""
-    own = list(getattr(obj, "_own_weights", ()))
+    own = list(getattr(obj, "own_weights", ()))
     return [w for w in own if w.trainable] + [w for w in own if not w.trainable]
 
 
 class VarsEntry:
     """One ``vars`` group: its path (``layers/dense``), the saveable's name (the group's
-    ``name`` attribute), the variables in order, and the top-level layer it belongs to."""
+    ``name`` attribute), the variables in order, the top-level layer it belongs to, and
+    the saveable itself (a layer's ``save_own_variables`` / ``save_assets`` use it)."""
 
-    __slots__ = ("path", "name", "variables", "owner")
+    __slots__ = ("path", "name", "variables", "owner", "saveable")
 
-    def __init__(self, path, name, variables, owner):
+    def __init__(self, path, name, variables, owner, saveable=None):
         self.path, self.name, self.variables, self.owner = path, name, variables, owner
+        self.saveable = saveable
 
 
 def weights_layout_entries(model):
@@ -152,7 +155,7 @@ def _walk(obj, path, entries, visited, owner):
     if id(obj) in visited:
         return
     visited.add(id(obj))
-    entries.append(VarsEntry(path, obj.name, own_variables(obj), owner))
+    entries.append(VarsEntry(path, obj.name, own_variables(obj), owner, obj))
     for attribute, child in _children(obj):
         child_path = f"{path}/{attribute}" if path else attribute
         if isinstance(child, Layer):
@@ -175,36 +178,33 @@ def _class_key(layer):
 
 
 # ---------------------------------------------------------------------------- optimizer
-# Keras creates the slots of these optimizers in groups: the names of one group are
-# interleaved per variable, groups follow each other (Adam: momentum/velocity pairs, then
-# every velocity_hat).
-_SLOT_GROUPS = {
-    "Adam": (("momentum", "velocity"), ("velocity_hat",)),
-    "AdamW": (("momentum", "velocity"), ("velocity_hat",)),
-    "SGD": (("momentum",),),
-    "RMSprop": (("velocity",), ("momentum",), ("average_gradient",)),
-    "Adagrad": (("accumulator",),),
-}
-
-
 def optimizer_layout(optimizer, variables, variable_names):
     """Keras' list of optimizer variables for ``variables`` (the model's trainable
     weights, named ``variable_names`` in the legacy layout):
     ``[(weight name, kind, variable index or None, slot name or None)]`` with kind
-    ``"iteration"``, ``"learning_rate"`` (only for a float learning rate) or ``"slot"``."""
+    ``"iteration"``, ``"learning_rate"`` (only for a float learning rate), ``"slot"``
+    or ``"state"`` (a variable of the optimizer's own, ``state_variables``), in the
+    optimizer's ``keras_layout`` order; a LossScaleOptimizer lists its own iteration,
+    learning rate, ``"step_counter"`` and ``"dynamic_scale"``, then its inner
+    optimizer's layout."""
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if inner is not None:
+        prefix = optimizer.name
+        return [(f"{prefix}/iteration", "own_iteration", None, None),
+                (f"{prefix}/learning_rate", "own_learning_rate", None, None),
+                (f"{prefix}/step_counter", "step_counter", None, None),
+                (f"{prefix}/dynamic_scale", "dynamic_scale", None, None),
+                *optimizer_layout(inner, variables, variable_names)]
     prefix = optimizer.name
     layout = [(f"{prefix}/iteration", "iteration", None, None)]
-    if not callable(optimizer._learning_rate):
+    if optimizer.learning_rate_schedule is None:
         layout.append((f"{prefix}/learning_rate", "learning_rate", None, None))
-    slot_names = tuple(optimizer.slot_names)
-    groups = _SLOT_GROUPS.get(type(optimizer).__name__, (slot_names,))
-    grouped = [tuple(s for s in group if s in slot_names) for group in groups]
-    leftover = tuple(s for s in slot_names if not any(s in g for g in grouped))
-    for group in [g for g in grouped if g] + ([leftover] if leftover else []):
-        for index, name in enumerate(variable_names):
-            flat = name.replace("/", "_")
-            for slot in group:
-                layout.append((f"{prefix}/{flat}_{slot}", "slot", index, slot))
+    for index, slot in optimizer.keras_layout(len(variable_names)):
+        if index is None:
+            layout.append((f"{prefix}/{slot}", "state", None, slot))
+        else:
+            flat = variable_names[index].replace("/", "_")
+            layout.append((f"{prefix}/{flat}_{slot}", "slot", index, slot))
     return layout
 
 
@@ -217,14 +217,11 @@ _IGNORED_KEYS = {"quantization_config", "lora_rank", "lora_alpha", "optional", "
 
 def dtype_name(value):
     """A dtype from a config: a string, or Keras' DTypePolicy dict (``{"class_name":
-    "DTypePolicy", "config": {"name": "float32"}}``; a mixed policy gives its variable
-    dtype)."""
+    "DTypePolicy", "config": {"name": "float32"}}`` gives its policy name, such as
+    ``"mixed_float16"``, which lamina layers take as ``dtype``)."""
     if isinstance(value, dict):
         config = value.get("config") or {}
-        name = config.get("name", "float32")
-        if name.startswith("mixed_"):
-            return "float16" if "float16" in name else "float32"
-        return name
+        return config.get("name", "float32")
     return value
 
 

@@ -100,7 +100,7 @@ def compile_document(model):
     training["optimizer"] = training.pop("optimizer_config")
     order = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics",
              "run_eagerly", "steps_per_execution", "jit_compile")
-    return layer_serialization._walk_config({key: training[key] for key in order})
+    return layer_serialization.walk_config({key: training[key] for key in order})
 
 
 def model_document(model, include_optimizer=True):
@@ -108,8 +108,8 @@ def model_document(model, include_optimizer=True):
     entry = layer_serialization.to_keras3(model_config.model_entry(model),
                                           classes=layer_serialization.layer_classes(model))
     if model.built and "build_config" not in entry:
-        shape = model._build_input_shape
-        entry["build_config"] = {"input_shape": model_config._without_batch(shape)
+        shape = model.build_input_shape
+        entry["build_config"] = {"input_shape": model_config.without_batch(shape)
                                  if shape is not None else None}
     compiled = compile_document(model) if include_optimizer else None
     if compiled is not None:
@@ -206,7 +206,7 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 def _deserialize_layer(config, custom_objects, safe_mode, source=None, from_keras=True,
                        max_weight_values=None, compile=True):
     cls = _find_class(config, custom_objects)
-    if model_config._is_model_class(cls):
+    if model_config.is_model_class(cls):
         entry = {key: value for key, value in config.items() if key != "compile_config"}
         model = model_config.build_model(entry, custom_objects, source, from_keras,
                                          max_weight_values, safe_mode)
@@ -220,7 +220,7 @@ def _deserialize_layer(config, custom_objects, safe_mode, source=None, from_kera
     layer = serialization.deserialize_layer(prepared, custom_objects)
     shape = (config.get("build_config") or {}).get("input_shape")
     if shape is not None and not layer.built:
-        layer._maybe_build(tuple(shape))
+        layer.ensure_built(tuple(shape))
     return layer
 
 
@@ -237,7 +237,7 @@ def load_model_document(document, custom_objects=None, compile=True, safe_mode=T
 
 def to_json(model, **kwargs):
     """``model.to_json()``: the Keras 3 serialization of the model as JSON text."""
-    return json.dumps(model_document(model), default=model_config._json_default, **kwargs)
+    return json.dumps(model_document(model), default=model_config.json_default, **kwargs)
 
 
 def model_from_json(json_string, custom_objects=None):

@@ -24,7 +24,7 @@ _NESTED_LAYER_LIST_KEYS = ("layers", "cells")
 
 
 # ---------------------------------------------------------------------------- writing
-def _json_default(value):
+def json_default(value):
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -39,25 +39,25 @@ def _json_default(value):
 
 def to_json(value):
     """JSON text of a config (NumPy scalars and arrays become plain values)."""
-    return json.dumps(value, default=_json_default)
+    return json.dumps(value, default=json_default)
 
 
 def model_entry(model):
     """``{"class_name", "config"}`` of a model, plus ``build_config`` (the input shape) for
     a built subclassed model, whose weights exist only once it has been called."""
     entry = serialization.serialize_layer(model)
-    if getattr(model, "_graph", None) is None and model.built and \
-            model._build_input_shape is not None:
-        entry["build_config"] = {"input_shape": _without_batch(model._build_input_shape)}
+    if getattr(model, "functional_graph", None) is None and model.built and \
+            model.build_input_shape is not None:
+        entry["build_config"] = {"input_shape": without_batch(model.build_input_shape)}
     return entry
 
 
-def _without_batch(shape):
+def without_batch(shape):
     if isinstance(shape, dict):
-        return {key: _without_batch(value) for key, value in shape.items()}
+        return {key: without_batch(value) for key, value in shape.items()}
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple,
                                                                            dict)):
-        return [_without_batch(item) for item in shape]
+        return [without_batch(item) for item in shape]
     if isinstance(shape, (list, tuple)):
         return [None] + [None if s is None else int(s) for s in list(shape)[1:]]
     return shape
@@ -91,7 +91,7 @@ def prepare(entry, custom_objects, source, from_keras, where="model", safe_mode=
                            for index, item in enumerate(config[key])]
     if _is_lambda(cls):
         config = _resolve_lambda(config, custom_objects, source, label, safe_mode)
-    if from_keras and cls is not None and issubclass(cls, Layer) and not _is_model_class(cls):
+    if from_keras and cls is not None and issubclass(cls, Layer) and not is_model_class(cls):
         try:
             config = keras_files.normalize_layer_config(cls, config, f"{describe(source)}: "
                                                                      f"{label}")
@@ -112,7 +112,7 @@ def _check_dtype(value, source, label):
     """ConfigError unless a layer config's ``dtype`` is absent or a real numeric, boolean
     or string dtype (a Keras DTypePolicy dict gives its name)."""
     name = keras_files.dtype_name(value)
-    if name is None or name in ("bfloat16", "string"):   # "string": text inputs
+    if name is None or name in ("bfloat16", "string", "mixed_float16", "mixed_bfloat16"):
         return
     try:
         kind = np.dtype(name).kind if isinstance(name, str) else None
@@ -138,7 +138,7 @@ def _lookup(entry, custom_objects, source, label):
         f"custom_objects={{'{class_name}': {class_name}}}", source)
 
 
-def _is_model_class(cls):
+def is_model_class(cls):
     return isinstance(cls, type) and hasattr(cls, "compile") and hasattr(cls, "_set_graph")
 
 
@@ -248,7 +248,7 @@ def build_from_shape(model, input_shape):
 
     with no_grad():
         model(zeros(input_shape), training=False)
-    model._build_input_shape = _without_batch(input_shape)
+    model.build_input_shape = without_batch(input_shape)
 
 
 __all__ = ["build_from_shape", "build_model", "model_entry", "prepare", "to_json"]

@@ -33,6 +33,7 @@ from .errors import (CheckpointError, ConfigError, CorruptFileError, MissingConf
                      NotHDF5Error, TruncatedFileError, UnknownClassError,
                      UnsupportedFormatError, WeightMismatchError, describe)
 from .h5io import CheckpointNotFoundError
+from .object_registration import CustomObjectScope
 
 SEED_ATTR = "lamina_random_seed"
 # A stored config may create at most the file's weight values plus this many (so a file
@@ -46,7 +47,7 @@ def training_config(model):
     object form so Keras can recompile), or None."""
     if not getattr(model, "compiled", False) or model.optimizer is None:
         return None
-    compiled = getattr(model, "_compile_config", None) or {}
+    compiled = model.get_compile_config() or {}
     optimizer = model.optimizer
     return {"loss": keras_files.loss_for_file(compiled.get("loss")),
             "loss_weights": compiled.get("loss_weights"),
@@ -239,6 +240,13 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Raises:
         One of the :mod:`checkpoint_errors`, naming the file (and the layer).
     """
+    # Keras: the custom objects resolve everywhere inside the load, also where a config
+    # names them deep down (a custom activation function of a Dense).
+    with CustomObjectScope(custom_objects or {}):
+        return _load_model(filepath, custom_objects, compile, safe_mode)
+
+
+def _load_model(filepath, custom_objects, compile, safe_mode):
     from . import keras_zip          # keras_zip builds on this module
     if keras_zip.is_keras_zip(filepath):
         return keras_zip.load_model(filepath, custom_objects, compile, safe_mode)
@@ -286,7 +294,7 @@ def restore_from_checkpoint(model, filepath):
         stored = ((content.training_config or {}).get("optimizer_config") or {}).get(
             "config") or {}
         if isinstance(stored.get("learning_rate"), (int, float)) and \
-                not callable(model.optimizer._learning_rate):
+                model.optimizer.learning_rate_schedule is None:
             learning_rate = float(stored["learning_rate"])
     weights_files.apply_plan(plan)
     if optimizer_plan is not None:
@@ -327,9 +335,9 @@ def custom_objects_of(model):
         if callable(function) and cls.__name__ == "Lambda":
             key = getattr(function, "__name__", None)
             objects[key if key and key != "<lambda>" else layer.name] = function
-        stack.extend(layer._tracked_layers())
+        stack.extend(layer.tracked_layers())
         stack.extend(getattr(layer, "layers", None) or [])
-    compiled = getattr(model, "_compiled_loss", None)
+    compiled = getattr(model, "compiled_loss", None)
     for loss in getattr(compiled, "losses", None) or []:
         fn = getattr(loss, "fn", None)
         if callable(fn) and getattr(fn, "__name__", None) and not _is_own(fn):

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import h5io as integrity
 from . import keras_format as keras_files
+from ...backends import state
 from .errors import CorruptFileError, WeightMismatchError
 
 
@@ -35,23 +36,40 @@ def optimizer_values(model):
     optimizer = model.optimizer
     variables = list(model.trainable_weights)
     layout = keras_files.optimizer_layout(optimizer, variables, trainable_names(model))
+    loss_scale = _LOSS_SCALE_VALUES.get
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
     values = []
     for name, kind, index, slot in layout:
-        if kind == "iteration":
-            values.append((name, np.asarray(optimizer.iterations, dtype="int64")))
+        if loss_scale(kind):
+            values.append((name, loss_scale(kind)(optimizer)))
+        elif kind == "iteration":
+            values.append((name, np.asarray(inner.iterations_variable.numpy(),
+                                            dtype="int64")))
         elif kind == "learning_rate":
             values.append((name, np.asarray(optimizer.learning_rate, dtype="float32")))
+        elif kind == "state" and optimizer.built:
+            values.append((name, inner.state_variables()[slot].numpy()))
         elif optimizer.built:
-            values.append((name, _slot_value(optimizer, variables[index], slot)))
+            values.append((name, _slot_value(inner, variables[index], slot)))
     return values
 
 
+# A LossScaleOptimizer's own entries (Keras writes them before the inner optimizer's):
+# its iteration counter and learning rate stay at Keras' initial values (0, 0.0).
+_LOSS_SCALE_VALUES = {
+    "own_iteration": lambda optimizer: np.asarray(0, dtype="int64"),
+    "own_learning_rate": lambda optimizer: np.asarray(0.0, dtype="float32"),
+    "step_counter": lambda optimizer: optimizer.step_counter.numpy().copy(),
+    "dynamic_scale": lambda optimizer: optimizer.dynamic_scale.numpy().copy(),
+}
+
+
 def _slot_value(optimizer, variable, slot):
-    record = optimizer._records.get(id(variable))
-    if record is None:          # never received a gradient: the slot's initial value
-        return np.full(variable.shape, optimizer._slot_initial_value(slot),
-                       dtype=variable.numpy().dtype)
-    return optimizer.get_slot(variable, slot).numpy()
+    try:
+        return optimizer.get_slot(variable, slot).numpy()
+    except KeyError:            # never received a gradient: the slot's initial value
+        initial = optimizer.initial_slot_value(variable.data, slot)
+        return np.asarray(state.backend().to_numpy(initial))
 
 
 def write_optimizer_weights(handle, model):
@@ -98,9 +116,10 @@ def iteration_value(array, where):
 class OptimizerPlan:
     """Checked values to restore: the iteration count and ``(variable, slot, array)``."""
 
-    def __init__(self, iterations, slots):
+    def __init__(self, iterations, slots, loss_scale=()):
         self.iterations = iterations
         self.slots = slots
+        self.loss_scale = loss_scale    # ``(name, array)`` of step_counter and dynamic_scale
 
 
 def plan(model, names, arrays, where, strict=False):
@@ -111,6 +130,7 @@ def plan(model, names, arrays, where, strict=False):
         return None
     variables = list(model.trainable_weights)
     layout = keras_files.optimizer_layout(optimizer, variables, trainable_names(model))
+    inner = getattr(optimizer, "inner_optimizer", optimizer)    # a LossScaleOptimizer's
     kinds = [kind for _, kind, _, _ in layout]
     problem = None
     if names is not None:        # the legacy layout names its entries: follow the file
@@ -125,28 +145,42 @@ def plan(model, names, arrays, where, strict=False):
                    f"'{optimizer.name}' expects {len(layout)} for "
                    f"{len(variables)} trainable weights")
     slots = []
+    loss_scale = []
     iterations = None
     if problem is None:
         for (name, kind, index, slot), array in zip(layout, arrays):
-            if kind == "iteration":
+            if kind in ("step_counter", "dynamic_scale"):
+                if np.asarray(array).size != 1 or not np.all(np.isfinite(array)):
+                    problem = f"the loss scale entry '{name}' is {np.asarray(array)!r}"
+                    break
+                loss_scale.append((kind, np.asarray(array).reshape(())))
+            elif kind == "iteration":
                 if np.asarray(array).size != 1:
                     problem = f"the iteration counter has shape {np.shape(array)}"
                     break
                 iterations = iteration_value(array, f"{where}: iteration counter '{name}'")
             elif kind == "slot":
                 variable = variables[index]
-                if tuple(np.shape(array)) != tuple(variable.shape):
-                    problem = (f"slot '{name}' has shape {tuple(np.shape(array))}, its "
-                               f"variable '{variable.name}' has shape {tuple(variable.shape)}")
+                expected = tuple(inner.slot_spec(variable.data, slot)[0])
+                if tuple(np.shape(array)) != expected:
+                    problem = (f"slot '{name}' has shape {tuple(np.shape(array))}, "
+                               f"expected {expected} for variable '{variable.name}' of "
+                               f"shape {tuple(variable.shape)}")
                     break
                 slots.append((variable, slot, array))
+            elif kind == "state":
+                expected = tuple(inner.state_variables()[slot].shape)
+                if tuple(np.shape(array)) != expected:
+                    problem = f"'{name}' has shape {tuple(np.shape(array))}, not {expected}"
+                    break
+                slots.append((None, slot, array))
     if problem is not None:
         message = f"{where}: optimizer state not restored: {problem}"
         if strict:
             raise WeightMismatchError(message)
         warnings.warn(message + "; the optimizer starts fresh", stacklevel=3)
         return None
-    return OptimizerPlan(iterations, slots)
+    return OptimizerPlan(iterations, slots, loss_scale)
 
 
 def plan_from_layout(model, file_vars, where="optimizer/vars"):
@@ -161,8 +195,13 @@ def apply(model, optimizer_plan):
     """Build the optimizer's slots on the model's trainable weights and assign."""
     optimizer = model.optimizer
     optimizer.build(list(model.trainable_weights))
+    inner = getattr(optimizer, "inner_optimizer", optimizer)    # a LossScaleOptimizer's
     for variable, slot, array in optimizer_plan.slots:
-        optimizer.get_slot(variable, slot).assign(array)
+        target = inner.state_variables()[slot] if variable is None \
+            else inner.get_slot(variable, slot)
+        target.assign(np.asarray(array).astype(target.numpy().dtype, copy=False))
+    for kind, array in optimizer_plan.loss_scale:
+        getattr(optimizer, kind).assign(array)
     if optimizer_plan.iterations is not None:
         optimizer.set_iterations(optimizer_plan.iterations)
 

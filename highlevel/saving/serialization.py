@@ -26,7 +26,7 @@ def deserialize_layer(entry, custom_objects=None):
 
 def _tensor_reference(tensor):
     layer = tensor.node.layer
-    node_index = layer._inbound_nodes.index(tensor.node)
+    node_index = layer.inbound_nodes.index(tensor.node)
     return {"class_name": "__keras_tensor__",
             "config": {"shape": list(tensor.shape), "dtype": tensor.dtype,
                        "keras_history": [layer.name, node_index, tensor.index]}}
@@ -43,7 +43,7 @@ def functional_config(graph, name, trainable):
             {"args": [map_structure(_reference_or_constant, a) for a in node.args],
              "kwargs": {k: map_structure(_reference_or_constant, v)
                         for k, v in node.kwargs.items()}}
-            for node in layer._inbound_nodes if id(node) in node_sets]
+            for node in layer.inbound_nodes if id(node) in node_sets]
         layers.append(entry)
 
     def history(tensor):

@@ -20,7 +20,7 @@ import logging
 import numpy as np
 
 from . import h5io as integrity
-from . import keras_format as keras_files
+from . import keras_assets, keras_format as keras_files
 from .errors import CorruptFileError, UnsupportedFormatError, WeightMismatchError, describe
 
 logger = logging.getLogger("lamina.saving")
@@ -133,9 +133,11 @@ def write_legacy_weights(group, model):
     return [[layer.name for layer in layers], structure, own_names]
 
 
-def write_layout_weights(handle, model, optimizer_values=None):
+def write_layout_weights(handle, model, optimizer_values=None, inner_values=None):
     """Write ``model`` in Keras 3's weights layout (plus ``optimizer/vars`` when
-    ``optimizer_values`` is given); returns the structure the layout checksum covers."""
+    ``optimizer_values`` is given, and ``optimizer/inner_optimizer/vars`` for a
+    LossScaleOptimizer's ``inner_values``, which Keras writes there too); returns the
+    structure the layout checksum covers."""
     structure = []
     for entry in keras_files.weights_layout_entries(model):
         path = f"{entry.path}/vars" if entry.path else "vars"
@@ -143,14 +145,21 @@ def write_layout_weights(handle, model, optimizer_values=None):
         integrity.write_text_attr(group, "name", entry.name)
         for index, variable in enumerate(entry.variables):
             integrity.write_array(group, str(index), variable.numpy())
-        structure.append([path, entry.name, len(entry.variables)])
-    if optimizer_values is not None:
-        name, values = optimizer_values
-        group = handle.require_group("optimizer/vars")
+        named = keras_assets.named_variables(entry.saveable)
+        for key, value in named.items():
+            integrity.write_array(group, key, value)
+        structure.append([path, entry.name, len(entry.variables) + len(named)])
+    groups = [("optimizer/vars", optimizer_values),
+              ("optimizer/inner_optimizer/vars", inner_values)]
+    for path, named_values in groups:
+        if named_values is None:
+            continue
+        name, values = named_values
+        group = handle.require_group(path)
         integrity.write_text_attr(group, "name", name)
         for index, value in enumerate(values):
             integrity.write_array(group, str(index), value)
-        structure.append(["optimizer/vars", name, len(values)])
+        structure.append([path, name, len(values)])
     return sorted(structure)
 
 
@@ -177,12 +186,16 @@ def write_weights_file(handle, model, include_optimizer=True):
     ``vars`` group, the optimizer state of a compiled model, and the layout checksum."""
     from . import optimizer_state
     write_root_attrs(handle)
-    values = None
+    values = inner_values = None
     if include_optimizer and getattr(model, "optimizer", None) is not None and \
             model.compiled:
-        values = (model.optimizer.name,
-                  [v for _, v in optimizer_state.optimizer_values(model)])
-    structure = write_layout_weights(handle, model, values)
+        named = optimizer_state.optimizer_values(model)
+        values = (model.optimizer.name, [v for _, v in named])
+        inner = getattr(model.optimizer, "inner_optimizer", None)
+        if inner is not None:
+            inner_values = (inner.name, [v for n, v in named
+                                         if n.startswith(f"{inner.name}/")])
+    structure = write_layout_weights(handle, model, values, inner_values)
     integrity.write_text_attr(handle, integrity.CHECKSUMS_ATTR, integrity.checksums_attr(
         {"weights_layout": structure}))
 
@@ -231,12 +244,13 @@ def read_legacy_layers(opened, group, verify):
 
 
 class FileVars:
-    """A ``vars`` group of a Keras 3 weights-layout file, read into memory."""
+    """A ``vars`` group of a Keras 3 weights-layout file, read into memory: the numbered
+    ``arrays`` and the ``named`` ones (``{key: array}``, Keras' ``idf_weights``)."""
 
-    __slots__ = ("path", "name", "arrays")
+    __slots__ = ("path", "name", "arrays", "named")
 
-    def __init__(self, path, name, arrays):
-        self.path, self.name, self.arrays = path, name, arrays
+    def __init__(self, path, name, arrays, named=None):
+        self.path, self.name, self.arrays, self.named = path, name, arrays, named or {}
 
 
 def read_layout_vars(opened, verify):
@@ -252,20 +266,18 @@ def read_layout_vars(opened, verify):
     result, structure = {}, []
     for group_path in sorted(found):
         group = opened.handle[group_path]
-        keys = list(group.keys())
-        if any(not key.isdigit() for key in keys):
-            raise CorruptFileError(f"{opened.name}: {group_path} holds non-numeric entries "
-                                   f"{sorted(keys)[:5]}", opened.path)
-        keys.sort(key=int)
+        keys, named = keras_assets.split_keys(list(group.keys()))
         if keys != [str(i) for i in range(len(keys))]:
             raise CorruptFileError(f"{opened.name}: {group_path} has gaps in its variable "
                                    f"indices {keys}", opened.path)
         name = integrity.read_text_attr(opened, group, "name") or ""
         arrays = [integrity.read_array(opened, group[key], f"{group_path}/{key}", verify)
                   for key in keys]
+        named = {key: integrity.read_array(opened, group[key], f"{group_path}/{key}", verify)
+                 for key in named}
         path = group_path[:-len("/vars")] if group_path.endswith("/vars") else ""
-        result[path] = FileVars(path, name, arrays)
-        structure.append([group_path, name, len(arrays)])
+        result[path] = FileVars(path, name, arrays, named)
+        structure.append([group_path, name, len(arrays) + len(named)])
     return result, structure
 
 
@@ -570,6 +582,8 @@ def load_weights(model, filepath, by_name=False, skip_mismatch=False):
         optimizer_plan = None
     result = finish_report(model, plan, report, opened, by_name, skip_mismatch)
     apply_plan(plan)
+    if layout == "keras3":
+        keras_assets.load_named_variables(model, content, opened.name, opened.path)
     if optimizer_plan is not None:
         optimizer_state.apply(model, optimizer_plan)
     return result

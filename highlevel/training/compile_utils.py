@@ -69,13 +69,13 @@ class CompiledMetrics:
 
     def __init__(self, metrics, weighted_metrics, output_names, compiled_loss):
         self.output_names = list(output_names)
-        self._requested = _metrics_per_output(metrics, self.output_names)
-        self._weighted = _metrics_per_output(weighted_metrics, self.output_names)
+        self.requested = _metrics_per_output(metrics, self.output_names)
+        self.requested_weighted = _metrics_per_output(weighted_metrics, self.output_names)
         self._compiled_loss = compiled_loss
         self._resolved = None
         self._metrics = []
         self._loss_metrics = list(compiled_loss.trackers)
-        for requested in self._requested + self._weighted:  # unknown names fail in compile()
+        for requested in self.requested + self.requested_weighted:  # unknown names fail in compile()
             for identifier in _as_identifier_list(requested):
                 if isinstance(identifier, str) and identifier.lower() not in ("accuracy", "acc"):
                     metrics_module.METRICS.lookup(identifier)
@@ -88,7 +88,7 @@ class CompiledMetrics:
         predictions = flatten(y_pred)
         multi = len(self.output_names) > 1
         resolved = []
-        for weighted, per_output in ((False, self._requested), (True, self._weighted)):
+        for weighted, per_output in ((False, self.requested), (True, self.requested_weighted)):
             for position, name in enumerate(self.output_names):
                 loss = self._compiled_loss.losses[position]
                 shape = tuple(predictions[position].shape)

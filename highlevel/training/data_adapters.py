@@ -1,8 +1,12 @@
-"""Turning what users pass to ``fit``/``evaluate``/``predict`` into batches.
+"""The data path of ``fit``/``evaluate``/``predict``: what users pass, turned into batches.
 
-Arrays (single, lists or dicts, matched to the model's inputs/outputs) are converted to the
-engine once, validated once, and gathered per step into reused buffers. Python generators
-and ``Sequence``-like objects (``__len__`` + ``__getitem__``) yield batches directly.
+The training loop calls one entry point per call: :func:`adapt` (``fit``, ``evaluate``:
+inputs, targets, sample and class weights, the validation split or validation data),
+:func:`adapt_inputs` (``predict``) or :func:`single_batch` (the per-batch methods); each
+gets the model's side as a :class:`DataSpec`. Arrays (single, lists or dicts, matched to
+the model's inputs/outputs) are converted to the engine once, validated once, and gathered
+per step into reused buffers. Python generators and ``Sequence``-like objects
+(``__len__`` + ``__getitem__``) yield batches directly.
 """
 
 import sys
@@ -12,6 +16,7 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor
 from ...backends.ops.losses import integer_labels
+from ...backends.random import derived_generator
 from ..utils.py_dataset import ordered_batches
 
 
@@ -247,3 +252,175 @@ def class_weight_to_sample_weight(y, class_weight):
     for label, weight in class_weight.items():
         table[label] = weight
     return table[labels]
+
+
+# ---------------------------------------------------------------------------- entry points
+class DataSpec:
+    """What the data path needs to know of a model.
+
+    Args:
+        input_names: the names its inputs are matched by (dict keys, list order); empty
+            for a model without named inputs (a subclassed one), which then takes a dict
+            as its batches (the dict's keys, sorted) or anything else as one input.
+        output_names: the names its targets are matched by.
+        input_dtypes: dtype per input (floating inputs are cast once to it), or None.
+        target_dtype: dtype that floating targets are cast to.
+        input_shapes: ``[(input name, shape with the batch axis)]`` the data must fit, or
+            None when the model does not know them yet.
+        model_name: the model's name, for error messages.
+    """
+
+    __slots__ = ("input_names", "output_names", "input_dtypes", "target_dtype",
+                 "input_shapes", "model_name")
+
+    def __init__(self, input_names, output_names, input_dtypes=None, target_dtype=None,
+                 input_shapes=None, model_name="model"):
+        self.input_names = input_names
+        self.output_names = output_names
+        self.input_dtypes = input_dtypes
+        self.target_dtype = target_dtype
+        self.input_shapes = input_shapes
+        self.model_name = model_name
+
+    def input_arrays(self, x):
+        """``(list of input arrays, dict keys or None)`` of ``x``: the keys when a model
+        without named inputs is given a dict (its batches are then dicts again)."""
+        keys = sorted(x) if isinstance(x, dict) and not self.input_names else None
+        return structure_to_list(x, self.input_names or keys or ["input"], "x"), keys
+
+    def check_input_shapes(self, arrays):
+        """ValueError naming the input unless every array fits its input's shape."""
+        if self.input_shapes is None:
+            return
+        for array, (name, shape) in zip(arrays, self.input_shapes):
+            if len(array.shape) != len(shape) or any(
+                    e is not None and e != a for e, a in zip(shape[1:], array.shape[1:])):
+                raise ValueError(f"Input '{name}' of model '{self.model_name}' expects shape "
+                                 f"{tuple(shape)}, got data of shape {tuple(array.shape)}")
+
+
+class Batches:
+    """The batches of one ``fit``/``evaluate``/``predict`` call.
+
+    ``epoch()`` yields ``(x, y, sample_weight)`` per step (a single input or target as
+    itself, several as a list) from arrays, a generator or a ``Sequence``; ``steps`` is the
+    number of steps per epoch when it is known up front (given, or counted from arrays),
+    ``sequence_length`` the length of a ``Sequence`` source, and ``validation`` the
+    :class:`Batches` of the validation data of ``fit`` (None without).
+    """
+
+    def __init__(self, source, batch_size, steps=None):
+        self.source = source
+        self.batch_size = batch_size
+        self.max_steps = steps
+        self.steps = source.num_batches(batch_size) if steps is None and \
+            isinstance(source, ArrayData) else steps
+        self.sequence_length = len(source) if is_sequence_like(source) else None
+        self.validation = None
+
+    def epoch(self, shuffle_key=None):
+        """One pass over the data, in the order derived from ``shuffle_key`` (arrays only;
+        None: sequential) and at most ``steps`` batches."""
+        source, steps = self.source, self.max_steps
+        if isinstance(source, ArrayData):
+            order = None
+            if shuffle_key is not None:
+                order = state.backend().permutation(derived_generator(1, *shuffle_key),
+                                                    source.size)
+            for step, batch in enumerate(source.batches(self.batch_size, order)):
+                if steps is not None and step >= steps:
+                    return
+                yield _as_step_input(*batch, source.input_keys)
+            return
+        if is_sequence_like(source):
+            count = len(source) if steps is None else min(steps, len(source))
+            yield from sequence_batches(source, count)
+            return
+        for step, batch in enumerate(source):
+            if steps is not None and step >= steps:
+                return
+            yield unpack_batch(batch)
+
+
+def adapt(spec, x, y=None, sample_weight=None, class_weight=None, *, batch_size, steps=None,
+          validation_split=0.0, validation_data=None, validation_batch_size=None,
+          validation_steps=None):
+    """The :class:`Batches` of ``fit`` / ``evaluate``: ``x`` (arrays, a generator or a
+    ``Sequence``), ``y``, ``sample_weight`` and ``class_weight`` checked and converted
+    once; with ``validation_split`` the last fraction of the arrays held out (as Keras),
+    with ``validation_data`` (a tuple or a batch source) that data, as ``.validation``."""
+    data = _source(spec, x, y, sample_weight, class_weight)
+    validation = None
+    if validation_split and isinstance(data, ArrayData):
+        data, validation = data.split(validation_split)
+    elif validation_split:
+        raise ValueError("validation_split needs array inputs; pass validation_data "
+                         "for generators")
+    if validation_data is not None and (is_sequence_like(validation_data)
+                                        or is_generator_like(validation_data)):
+        validation = validation_data  # yields (x, y) batches itself
+    elif validation_data is not None:
+        vx, vy, vw = unpack_batch(tuple(validation_data))
+        validation = _source(spec, vx, vy, vw, source="validation_data")
+    batches = Batches(data, batch_size, steps)
+    if validation is not None:
+        batches.validation = Batches(validation, validation_batch_size, validation_steps)
+    return batches
+
+
+def adapt_inputs(spec, x, *, batch_size, steps=None):
+    """The :class:`Batches` of ``predict``: inputs only (arrays, a generator or a
+    ``Sequence``)."""
+    if is_sequence_like(x) or is_generator_like(x):
+        return Batches(x, batch_size, steps)
+    xs, keys = spec.input_arrays(x)
+    data = ArrayData(xs, None, None, spec.input_dtypes, input_keys=keys)
+    spec.check_input_shapes(data.x)
+    return Batches(data, batch_size, steps)
+
+
+def single_batch(spec, x, y=None, sample_weight=None, class_weight=None):
+    """All of ``x`` (arrays) as the one ``(x, y, sample_weight)`` batch of
+    ``train_on_batch`` / ``test_on_batch``."""
+    data = _arrays(spec, x, y, sample_weight, class_weight)
+    return _as_step_input(*next(data.batches(data.size)), data.input_keys)
+
+
+def sample_count(spec, x):
+    """The number of samples of ``x`` (its first input)."""
+    return len(spec.input_arrays(x)[0][0])
+
+
+def _source(spec, x, y, sample_weight, class_weight=None, source="x"):
+    """``x`` itself when it yields batches (checked), else its arrays as ArrayData."""
+    if is_sequence_like(x) or is_generator_like(x):
+        if y is not None:
+            raise ValueError("y must be None when x is a generator or Sequence "
+                             "(it yields (x, y) batches)")
+        if is_sequence_like(x) and len(x) == 0:
+            raise ValueError(f"{source} is a Sequence of length 0: it yields no batches")
+        return x
+    if x is None:
+        raise ValueError("x is required")
+    return _arrays(spec, x, y, sample_weight, class_weight, source)
+
+
+def _arrays(spec, x, y, sample_weight, class_weight=None, source="x"):
+    """Inputs, targets and weights (class weights folded in) as checked ArrayData."""
+    xs, keys = spec.input_arrays(x)
+    ys = structure_to_list(y, spec.output_names, "y")
+    if class_weight is not None:
+        if ys is None or len(ys) != 1:
+            raise ValueError("class_weight needs a single-output model and y")
+        cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
+        sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
+    data = ArrayData(xs, ys, sample_weight, spec.input_dtypes, spec.target_dtype, source, keys)
+    spec.check_input_shapes(data.x)
+    return data
+
+
+def _as_step_input(xs, ys, sample_weight, input_keys=None):
+    """A batch of lists as a step takes it: one input (target) as itself, several as a list
+    (a dict again with ``input_keys``)."""
+    return (dict(zip(input_keys, xs)) if input_keys else xs[0] if len(xs) == 1 else xs,
+            None if ys is None else (ys[0] if len(ys) == 1 else ys), sample_weight)

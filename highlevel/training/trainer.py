@@ -16,14 +16,13 @@ from ...backends.autodiff import Tensor, grad
 from ...backends.random import derived_generator
 from ...layers.symbolic import flatten
 from .. import callbacks as callbacks_module
-from ..losses import losses as losses_module
 from ..metrics import metrics as metrics_module
 from .. import optimizers as optimizers_module
+from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
+from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .compiled_step import CompiledStep
-from .data_adapters import (ArrayData, class_weight_to_sample_weight, is_generator_like,
-                            is_sequence_like, sequence_batches, structure_to_list,
-                            unpack_batch)
+from . import data_adapters
 from .arguments import check_count, check_fit_arguments, check_verbose
 
 
@@ -45,10 +44,27 @@ class Trainer:
         self._initial_epoch_from_backup = None
         self._step_variables = None
 
+    @property
+    def compiled_loss(self):
+        """The :class:`CompiledLoss` that ``compile`` made of ``loss`` / ``loss_weights``
+        (None before ``compile``)."""
+        return self._compiled_loss
+
+    @property
+    def compiled_metrics(self):
+        """The :class:`CompiledMetrics` that ``compile`` made of ``metrics`` /
+        ``weighted_metrics`` (None before ``compile``)."""
+        return self._compiled_metrics
+
+    def get_compile_config(self):
+        """The arguments ``compile`` was given, serialized (Keras 3's
+        ``get_compile_config``); None before ``compile``."""
+        return getattr(self, "_compile_config", None)
+
     # ------------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 weighted_metrics=None, run_eagerly=None, steps_per_execution=1,
-                jit_compile=None):
+                jit_compile=None, auto_scale_loss=True):
         """Configure training.
 
         Args:
@@ -57,8 +73,13 @@ class Trainer:
             metrics: list of names/Metric instances (applied to each output), a list of
                 lists, or a dict keyed by output name.
             loss_weights: list/dict of floats weighting each output's loss.
+            auto_scale_loss: under the ``"mixed_float16"`` dtype policy, wrap the optimizer
+                in a :class:`LossScaleOptimizer` (dynamic loss scaling), as Keras.
         """
         self.optimizer = optimizers_module.get(optimizer)
+        if auto_scale_loss and self.dtype_policy.name == "mixed_float16" \
+                and not isinstance(self.optimizer, LossScaleOptimizer):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         names = self._output_names_for_compile()
         self._compiled_loss = CompiledLoss(loss, loss_weights, names)
         self._compiled_metrics = CompiledMetrics(metrics, weighted_metrics, names,
@@ -124,6 +145,9 @@ class Trainer:
 
     def get_metrics_result(self):
         """``{name: value}`` of every metric's current result."""
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: from the states summed over the processes
+            return hook.metrics_result(self.metrics)
         return {m.name: float(m.result()) for m in self.metrics}
 
     def train_step(self, data):
@@ -135,7 +159,15 @@ class Trainer:
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
-        gradients = grad(loss, variables)
+        scaled = self.optimizer.scale_loss(loss)
+        if scaled is loss:
+            gradients = grad(loss, variables)
+        else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
+            with np.errstate(over="ignore", invalid="ignore"):
+                gradients = grad(scaled, variables)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: the average over the processes
+            gradients = hook.reduce_gradients(gradients)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:
@@ -176,81 +208,21 @@ class Trainer:
         return cached if cached is not None else self.trainable_weights
 
     # ------------------------------------------------------------------ data
-    def _input_dtypes(self):
+    def _data_spec(self):
+        """What the data path needs of this model (names, dtypes, input shapes)."""
         graph = getattr(self, "_graph", None)
-        if graph is None:
-            return None
-        return [t.dtype for t in graph.flat_inputs]
+        inputs = None if graph is None else graph.flat_inputs
+        return data_adapters.DataSpec(
+            self.input_names, self._output_names_for_compile(),
+            None if inputs is None else [t.dtype for t in inputs], self.dtype,
+            None if inputs is None else [(t.node.layer.name, t.shape) for t in inputs],
+            self.name)
 
-    def _input_arrays(self, x):
-        """(list of input arrays, dict keys or None): a model without named inputs (a
-        subclassed one) given a dict gets its batches as dicts with those keys."""
-        keys = sorted(x) if isinstance(x, dict) and not self.input_names else None
-        return structure_to_list(x, self.input_names or keys or ["input"], "x"), keys
-
-    def _adapt_arrays(self, x, y, sample_weight, class_weight=None, source="x"):
-        xs, keys = self._input_arrays(x)
-        ys = structure_to_list(y, self._output_names_for_compile(), "y")
-        if class_weight is not None:
-            if ys is None or len(ys) != 1:
-                raise ValueError("class_weight needs a single-output model and y")
-            cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
-            sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
-        data = ArrayData(xs, ys, sample_weight, self._input_dtypes(), self.dtype, source, keys)
-        self._check_data_shapes(data.x)
-        return data
-
-    def _check_data_shapes(self, arrays):
-        expected = self._expected_input_shapes()
-        if expected is None:
-            return
-        for array, (name, shape) in zip(arrays, expected):
-            if len(array.shape) != len(shape) or any(
-                    e is not None and e != a for e, a in zip(shape[1:], array.shape[1:])):
-                raise ValueError(f"Input '{name}' of model '{self.name}' expects shape "
-                                 f"{tuple(shape)}, got data of shape {tuple(array.shape)}")
-
-    def _expected_input_shapes(self):
-        graph = getattr(self, "_graph", None)
-        if graph is None:
-            return None
-        return [(t.node.layer.name, t.shape) for t in graph.flat_inputs]
-
-    def _single_or_list(self, arrays):
-        return arrays[0] if len(arrays) == 1 else arrays
-
-    def _batch_iterator(self, x, y, sample_weight, batch_size, steps, shuffle_key=None):
-        """Yield (x, y, sample_weight) batches from arrays, a generator or a Sequence."""
-        if isinstance(x, ArrayData):
-            order = None
-            if shuffle_key is not None:
-                order = state.backend().permutation(derived_generator(1, *shuffle_key), x.size)
-            for step, (bx, by, bw) in enumerate(x.batches(batch_size, order)):
-                if steps is not None and step >= steps:
-                    return
-                bx = dict(zip(x.input_keys, bx)) if x.input_keys else self._single_or_list(bx)
-                yield bx, None if by is None else self._single_or_list(by), bw
-            return
-        if is_sequence_like(x):
-            count = len(x) if steps is None else min(steps, len(x))
-            yield from sequence_batches(x, count)
-            return
-        for step, batch in enumerate(x):
-            if steps is not None and step >= steps:
-                return
-            yield unpack_batch(batch)
-
-    def _prepare(self, x, y, sample_weight, class_weight=None, source="x"):
-        if is_sequence_like(x) or is_generator_like(x):
-            if y is not None:
-                raise ValueError("y must be None when x is a generator or Sequence "
-                                 "(it yields (x, y) batches)")
-            if is_sequence_like(x) and len(x) == 0:
-                raise ValueError(f"{source} is a Sequence of length 0: it yields no batches")
-            return x
-        if x is None:
-            raise ValueError("x is required")
-        return self._adapt_arrays(x, y, sample_weight, class_weight, source)
+    @staticmethod
+    def _this_process_batches(batches):
+        """``batches``; in data-parallel training, this process' rows of each batch."""
+        hook = distribution_hook.current()
+        return batches if hook is None else hook.local_batches(batches)
 
     # ------------------------------------------------------------------ fit
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
@@ -276,24 +248,13 @@ class Trainer:
                                         validation_batch_size, validation_freq)
         batch_size, epochs, verbose = arguments.batch_size, arguments.epochs, arguments.verbose
         initial_epoch = arguments.initial_epoch
-        data = self._prepare(x, y, sample_weight, class_weight)
-        validation = None
-        if validation_split and isinstance(data, ArrayData):
-            data, validation = data.split(validation_split)
-        elif validation_split:
-            raise ValueError("validation_split needs array inputs; pass validation_data "
-                             "for generators")
-        if validation_data is not None and (is_sequence_like(validation_data)
-                                            or is_generator_like(validation_data)):
-            validation = validation_data  # yields (x, y) batches itself
-        elif validation_data is not None:
-            vx, vy, vw = unpack_batch(tuple(validation_data))
-            validation = self._prepare(vx, vy, vw, source="validation_data")
-        steps = arguments.steps_per_epoch
-        if steps is None and isinstance(data, ArrayData):
-            steps = data.num_batches(batch_size)
-        elif steps is None and is_sequence_like(data):
-            steps = len(data)
+        data = data_adapters.adapt(
+            self._data_spec(), x, y, sample_weight, class_weight, batch_size=batch_size,
+            steps=arguments.steps_per_epoch, validation_split=validation_split,
+            validation_data=validation_data,
+            validation_batch_size=arguments.validation_batch_size,
+            validation_steps=arguments.validation_steps)
+        steps = data.steps if data.steps is not None else data.sequence_length
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=epochs, steps=steps)
@@ -302,6 +263,9 @@ class Trainer:
         callback_list.on_train_begin()
         if self._initial_epoch_from_backup is not None:
             initial_epoch = max(initial_epoch, self._initial_epoch_from_backup)
+        hook = distribution_hook.current()
+        if hook is not None:   # data-parallel: rank 0's seed, weights and optimizer state
+            initial_epoch = hook.begin_fit(self, initial_epoch)
         epoch_logs = {}
         # the epoch's generator and key are scoped to this thread: predict on another
         # thread meanwhile neither sees nor disturbs them
@@ -319,9 +283,9 @@ class Trainer:
                 epoch_key = (epoch, self.optimizer.iterations)
                 state.set_epoch_key(epoch_key)
                 state.set_generator(derived_generator(2, *epoch_key))
-                batches = self._batch_iterator(data, None, None, batch_size, steps,
-                                               shuffle_key=epoch_key if shuffle else None)
                 logs = {}
+                batches = self._this_process_batches(
+                    data.epoch(epoch_key if shuffle else None))
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
                     logs = self._step_logs(self._step_function("train")(batch))
@@ -329,11 +293,8 @@ class Trainer:
                     if self.stop_training:
                         break
                 epoch_logs = dict(logs)
-                if validation is not None and arguments.should_validate(epoch):
-                    val_logs = self._evaluate_data(validation,
-                                                   arguments.validation_batch_size,
-                                                   arguments.validation_steps,
-                                                   callback_list=None)
+                if data.validation is not None and arguments.should_validate(epoch):
+                    val_logs = self._evaluate_data(data.validation, callback_list=callback_list)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training:
@@ -343,6 +304,8 @@ class Trainer:
                 batches.close()
             self._step_variables = None
             state.restore(outer_scope)
+        if epochs > 0:      # Keras: an EMA optimizer writes its averages into the weights
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callback_list.on_train_end(epoch_logs)
         return self.history
 
@@ -355,31 +318,29 @@ class Trainer:
         verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
-        data = self._prepare(x, y, sample_weight)
-        shown_steps = steps
-        if shown_steps is None and isinstance(data, ArrayData):
-            shown_steps = data.num_batches(batch_size)
+        data = data_adapters.adapt(self._data_spec(), x, y, sample_weight,
+                                   batch_size=batch_size, steps=steps)
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=False, add_progbar=verbose != 0, model=self,
-            verbose=verbose, epochs=1, steps=shown_steps)
-        logs = self._evaluate_data(data, batch_size, steps, callback_list)
+            verbose=verbose, epochs=1, steps=data.steps)
+        logs = self._evaluate_data(data, callback_list)
         if return_dict:
             return logs
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
-    def _evaluate_data(self, data, batch_size, steps, callback_list):
+    def _evaluate_data(self, data, callback_list):
         self.reset_metrics()
         if callback_list is not None:
             callback_list.on_test_begin()
         step_logs = None
-        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
+        with closing(self._this_process_batches(data.epoch())) as batches:
             for step, batch in enumerate(batches):
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
                 step_logs = self._step_function("test")(batch)
-                if callback_list is not None:
-                    callback_list.on_test_batch_end(step, None)
+                if callback_list is not None:    # Keras: the loss and metrics so far
+                    callback_list.on_test_batch_end(step, self._step_logs(step_logs))
         logs = self._step_logs(step_logs)
         if callback_list is not None:
             callback_list.on_test_end(logs)
@@ -389,25 +350,33 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs as NumPy arrays (a list for several outputs), computed in batches
         with no graph recorded, whatever the engine."""
-        check_verbose(verbose)
+        verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
         steps = check_count("steps", steps)
-        if is_sequence_like(x) or is_generator_like(x):
-            data = x
-        else:
-            xs, keys = self._input_arrays(x)
-            data = ArrayData(xs, None, None, self._input_dtypes(), input_keys=keys)
-            self._check_data_shapes(data.x)
+        data = data_adapters.adapt_inputs(self._data_spec(), x, batch_size=batch_size,
+                                          steps=steps)
         backend = state.backend()
+        callback_list = callbacks_module.CallbackList(
+            callbacks, add_history=False, add_progbar=verbose != 0, model=self,
+            verbose=verbose, epochs=1,
+            steps=data.steps)
+        callback_list.on_predict_begin()
         collected = None
-        with closing(self._batch_iterator(data, None, None, batch_size, steps)) as batches:
-            for batch in batches:
+        with closing(self._this_process_batches(data.epoch())) as batches:
+            for step, batch in enumerate(batches):
+                callback_list.on_predict_batch_begin(step)
                 outputs = flatten(self._step_function("predict")(batch))
                 arrays = [backend.to_numpy(o.data) for o in outputs]
                 if collected is None:
                     collected = [[] for _ in arrays]
                 for store, array in zip(collected, arrays):
                     store.append(array)
+                callback_list.on_predict_batch_end(
+                    step, {"outputs": arrays[0] if len(arrays) == 1 else arrays})
+        callback_list.on_predict_end()
+        hook = distribution_hook.current()
+        if hook is not None:   # every process' rows, in the single-process order
+            collected = hook.gather(collected)
         if collected is None:
             raise ValueError("predict() received no data")
         results = [np.concatenate(parts, axis=0) for parts in collected]
@@ -418,25 +387,23 @@ class Trainer:
                        return_dict=False):
         """One gradient step on one batch; returns the loss (and metrics) of that batch."""
         self._require_compiled("train_on_batch")
-        data = self._adapt_arrays(x, y, sample_weight, class_weight)
+        batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight, class_weight)
         self.reset_metrics()
-        batch = next(self._batch_iterator(data, None, None, data.size, 1))
         logs = self._step_logs(self._step_function("train")(batch))
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Loss (and metrics) of one batch, without updating the weights."""
         self._require_compiled("test_on_batch")
-        data = self._adapt_arrays(x, y, sample_weight)
+        batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight)
         self.reset_metrics()
-        batch = next(self._batch_iterator(data, None, None, data.size, 1))
         logs = self._step_logs(self._step_function("test")(batch))
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
         """Model outputs for one batch as NumPy arrays."""
-        first_input = structure_to_list(x, self.input_names or ["input"], "x")[0]
-        return self.predict(x, batch_size=max(1, len(first_input)))
+        return self.predict(x, batch_size=max(1, data_adapters.sample_count(self._data_spec(),
+                                                                            x)))
 
     def _step_logs(self, step_result):
         """The logs of a step: what an overridden ``train_step``/``test_step`` returned

@@ -36,7 +36,7 @@ def _check_graphviz(pydot):
 
 
 def _is_model(layer):
-    return getattr(layer, "_graph", None) is not None
+    return getattr(layer, "functional_graph", None) is not None
 
 
 def _class_name(layer):
@@ -69,7 +69,7 @@ def make_layer_label(layer, show_layer_names, show_layer_activations, show_dtype
     if show_layer_activations and getattr(layer, "activation", None) is not None:
         table += (f'<tr><td bgcolor="white" colspan="{colspan}"><font point-size="14">'
                   f"Activation: <b>{_activation_name(layer.activation)}</b></font></td></tr>")
-    node = layer._inbound_nodes[-1] if layer._inbound_nodes else None
+    node = layer.inbound_nodes[-1] if layer.inbound_nodes else None
     cells = []
     if show_shapes:
         if not isinstance(layer, InputLayer):
@@ -100,7 +100,7 @@ def _add_edge(pydot, dot, source, destination):
 def _resolve_source(layer, tensor):
     """The innermost layer producing ``tensor`` when ``layer`` is an expanded model."""
     while _is_model(layer):
-        tensor = layer._graph.flat_outputs[tensor.index]
+        tensor = layer.functional_graph.flat_outputs[tensor.index]
         layer = tensor.node.layer
     return layer
 
@@ -111,7 +111,7 @@ def _resolve_destination(layer, position):
         if type(layer).__name__ == "Sequential":
             layer = layer.layers[0]
         else:
-            layer = layer._graph.flat_inputs[position].node.layer
+            layer = layer.functional_graph.flat_inputs[position].node.layer
     return layer
 
 
@@ -164,7 +164,7 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
         else:
             dot.add_node(node_of(layer))
     drawn = {id(layer) for layer in model.layers}
-    for node in model._graph.nodes:
+    for node in model.functional_graph.nodes:
         for position, tensor in enumerate(node.flat_inputs):
             source, destination = tensor.node.layer, node.layer
             if id(source) not in drawn:             # a Sequential's implicit InputLayer

@@ -109,7 +109,7 @@ def build_autoencoder(n_features, model_kwargs):
 def encoder_of(autoencoder):
     """The sub-model from the autoencoder's input to its ``"code"`` layer (shares the
     layers, so it always reflects the trained weights)."""
-    code = autoencoder.get_layer(CODE_LAYER)._inbound_nodes[0].outputs[0]
+    code = autoencoder.get_layer(CODE_LAYER).inbound_nodes[0].outputs[0]
     return Model(autoencoder.inputs[0], code, name="encoder")
 
 
@@ -159,19 +159,19 @@ def compile_like(clone, original):
         raise ValueError(f"model '{original.name}' must be compiled before it is given to a "
                          "scikit-learn wrapper: call model.compile(optimizer=..., loss=...)")
     optimizer = type(original.optimizer).from_config(original.optimizer.get_config())
-    compiled_loss = original._compiled_loss
+    compiled_loss = original.compiled_loss
     names = compiled_loss.output_names
     single = len(names) == 1
 
     def per_output(values):
         return values[0] if single else dict(zip(names, values))
 
-    compiled_metrics = original._compiled_metrics
+    compiled_metrics = original.compiled_metrics
     weights = compiled_loss.weights
     clone.compile(optimizer=optimizer, loss=per_output(list(compiled_loss.losses)),
                   loss_weights=None if all(w == 1.0 for w in weights) else per_output(weights),
-                  metrics=per_output(copy.deepcopy(compiled_metrics._requested)),
-                  weighted_metrics=per_output(copy.deepcopy(compiled_metrics._weighted)))
+                  metrics=per_output(copy.deepcopy(compiled_metrics.requested)),
+                  weighted_metrics=per_output(copy.deepcopy(compiled_metrics.requested_weighted)))
     return clone
 
 
@@ -245,7 +245,7 @@ def output_units(model):
 
 def uses_sparse_loss(model):
     """Whether the model's single loss takes integer labels (a sparse cross-entropy)."""
-    compiled = getattr(model, "_compiled_loss", None)
+    compiled = getattr(model, "compiled_loss", None)
     if compiled is None or len(compiled.losses) != 1 or compiled.losses[0] is None:
         return False
     loss = compiled.losses[0]

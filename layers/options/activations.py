@@ -7,7 +7,7 @@ Each is a differentiable op of :mod:`lamina.ops` (one hand-written backward), so
 
 from ...backends import ops
 from ...backends.ops import activations as _ops
-from ...backends.registry import Registry
+from ...backends.registry import GLOBAL_CUSTOM_NAMES, Registry, find_custom_object
 
 ACTIVATIONS = Registry("activation")
 
@@ -130,7 +130,8 @@ def serialize(activation):
     for name in ACTIVATIONS.names():
         if ACTIVATIONS.lookup(name) is activation:
             return name
-    return getattr(activation, "__name__", str(activation))
+    registered = GLOBAL_CUSTOM_NAMES.get(activation)   # register_keras_serializable
+    return registered or getattr(activation, "__name__", str(activation))
 
 
 def deserialize(config, custom_objects=None):
@@ -141,12 +142,14 @@ def deserialize(config, custom_objects=None):
         if "config" not in config:
             raise ValueError(f"cannot deserialize an activation from {config!r}: expected a "
                              "name or a dict with 'config'")
-        config = config["config"]
+        registered = config.get("registered_name")
+        config = registered if isinstance(registered, str) and ">" in registered \
+            else config["config"]
     if not isinstance(config, str):
         raise ValueError(f"cannot deserialize an activation from {config!r}: expected a name")
-    if custom_objects and config in custom_objects:
-        return custom_objects[config]
-    return ACTIVATIONS.lookup(config)
+    # Functions keep Keras <= 3.6's fallback: a bare name finds a registered "package>name".
+    found = find_custom_object(config, custom_objects, by_suffix=True)
+    return found if found is not None else ACTIVATIONS.lookup(config)
 
 
 __all__ = ["ACTIVATIONS", "deserialize", "get", "serialize", *_NAMES]

@@ -134,7 +134,7 @@ class Normalization(Layer):
                 batch = batch[0]  # (x, y) pairs: statistics of x
             values = _as_numpy(batch)
             if not self.built:
-                self._maybe_build((None,) + values.shape[1:] if values.ndim else ())
+                self.ensure_built((None,) + values.shape[1:] if values.ndim else ())
             self._check_batch(values.shape)
             count = int(np.prod([values.shape[a] for a in self._reduce])) if self._reduce \
                 else 1

@@ -90,7 +90,8 @@ class TextVectorization(DataLayer):
         self.encoding = encoding
         self._lookup_layer = StringLookup(
             max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
-            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode)
+            pad_to_max_tokens=pad_to_max_tokens, mask_token="", output_mode=self.output_mode,
+            vocabulary_size=vocabulary_size)
 
     # ------------------------------------------------------------------ vocabulary
     def get_vocabulary(self, include_special_tokens=True):
@@ -120,8 +121,8 @@ class TextVectorization(DataLayer):
             flat, row_ids, rows = self._tokens(batch)
             if rows:
                 num_documents += rows
-                lookup._count(flat, row_ids, counts, documents)
-        lookup._finish_adapt(counts, documents, num_documents)
+                lookup.count_tokens(flat, row_ids, counts, documents)
+        lookup.finish_adapt(counts, documents, num_documents)
 
     # ------------------------------------------------------------------ text
     def _tokens(self, inputs):
@@ -158,9 +159,9 @@ class TextVectorization(DataLayer):
 
     def call(self, inputs):
         lookup = self._lookup_layer
-        lookup._check_ready()
+        lookup.check_ready()
         flat, row_ids, num_rows = self._tokens(inputs)
-        indices = lookup._lookup(flat)
+        indices = lookup.lookup_indices(flat)
         if self.output_mode == "int":
             lengths = np.bincount(row_ids, minlength=num_rows)
             width = self.output_sequence_length
@@ -171,16 +172,33 @@ class TextVectorization(DataLayer):
             out = np.zeros((num_rows, width), dtype=np.int64)
             out[row_ids[keep], position[keep]] = indices[keep]
             return self._output(out)
-        depth = lookup._depth()
+        depth = lookup.output_depth()
         keep = indices >= 0
         bag = np.zeros((num_rows, depth))
         np.add.at(bag, (row_ids[keep], indices[keep]), 1.0)
-        return self._output(_bag_output(bag, self.output_mode, lookup._idf, depth, self.dtype))
+        return self._output(_bag_output(bag, self.output_mode, lookup.idf_weights, depth, self.dtype))
+
+    # ------------------------------------------------------------------ saving
+    def save_assets(self, dir_path):
+        """The vocabulary file, as the inner lookup writes it (Keras writes it twice)."""
+        self._lookup_layer.save_assets(dir_path)
+
+    def load_assets(self, dir_path):
+        """Read the vocabulary :meth:`save_assets` wrote."""
+        self._lookup_layer.load_assets(dir_path)
+
+    def save_own_variables(self, store):
+        """The inner lookup's ``idf_weights`` (tf_idf mode), as Keras."""
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store):
+        """Read what :meth:`save_own_variables` wrote."""
+        self._lookup_layer.load_own_variables(store)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
             return (input_shape[0], self.output_sequence_length)
-        return (input_shape[0], self._lookup_layer._depth())
+        return (input_shape[0], self._lookup_layer.output_depth())
 
     def get_config(self):
         lookup = self._lookup_layer

@@ -39,7 +39,7 @@ class Bidirectional(Layer):
         super().__init__(name=name, trainable=trainable, dtype=dtype or layer.dtype,
                          input_shape=input_shape)
         if input_shape is None:
-            self._batch_input_shape = layer._batch_input_shape
+            self._batch_input_shape = layer.batch_input_shape
         self.forward_layer = self._copy(layer, "forward_")
         if backward_layer is None:
             backward_layer = self._copy(layer, "backward_", go_backwards=True)
@@ -77,9 +77,9 @@ class Bidirectional(Layer):
     def build(self, input_shape):
         for direction in (self.forward_layer, self.backward_layer):
             if not direction.built:
-                direction._maybe_build(input_shape)
+                direction.ensure_built(input_shape)
                 nest_weight_paths(self, direction)
-        self._sync_requires_grad(True)
+        self.sync_requires_grad(True)
         self.input_spec = self.forward_layer.input_spec
         self.built = True
 
@@ -132,8 +132,8 @@ class Bidirectional(Layer):
         output_mask = mask if self.return_sequences else None
         masks = [output_mask] if self.merge_mode else [output_mask, output_mask]
         if self.return_state:
-            states = len(self.forward_layer._state_sizes()) \
-                if hasattr(self.forward_layer, "_state_sizes") else 1
+            states = len(self.forward_layer.state_sizes()) \
+                if hasattr(self.forward_layer, "state_sizes") else 1
             return masks + [None] * (2 * states)
         return masks[0] if self.merge_mode else masks
 

@@ -9,6 +9,7 @@ Keras, so it can also drive the generic ``RNN`` loop.
 
 from ...backends import ops, state
 from ...backends.random import SeededStream
+from ...backends.replica import draw_rows
 from ...backends.ops.recurrent import RECURRENT_ACTIVATIONS
 from ..options import activations as activations_module
 from ..options import weight_options
@@ -117,8 +118,9 @@ class FusedCell(Layer):
         if not training or self.recurrent_dropout == 0.0:
             return None
         backend = state.backend()
-        keep = backend.random_uniform(self._random_generator(), (batch, self.units),
-                                      self.dtype) >= self.recurrent_dropout
+        keep = draw_rows(lambda shape: backend.random_uniform(
+            self._random_generator(), shape, self.dtype), (batch, self.units)) \
+            >= self.recurrent_dropout
         return keep.astype(self.dtype) * (1.0 / (1.0 - self.recurrent_dropout))
 
     # ------------------------------------------------------------------ running

@@ -89,7 +89,7 @@ class RNN(Layer):
         self.supports_masking = True
         self.input_spec = InputSpec(ndim=3)
 
-    def _state_sizes(self):
+    def state_sizes(self):
         sizes = self.cell.state_size
         return list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
 
@@ -99,9 +99,9 @@ class RNN(Layer):
             raise ValueError(f"Layer '{self.name}' needs a known last input dimension, "
                              f"got input shape {tuple(input_shape)}")
         if not self.cell.built:
-            self.cell._maybe_build((input_shape[0], features))
+            self.cell.ensure_built((input_shape[0], features))
             nest_weight_paths(self, self.cell)
-            self._sync_requires_grad(True)      # a frozen layer freezes its cell's weights
+            self.sync_requires_grad(True)      # a frozen layer freezes its cell's weights
         self.input_spec = InputSpec(ndim=3, axes={-1: features})
         if self.stateful:
             self._create_state_variables(input_shape)
@@ -116,7 +116,7 @@ class RNN(Layer):
                              f"Found dynamic batch size: sequence.shape={tuple(input_shape)}")
         zeros = state.backend().xp.zeros
         self.states = [Variable(zeros((batch, size), dtype=self.dtype), trainable=False,
-                                name="rnn_state") for size in self._state_sizes()]
+                                name="rnn_state") for size in self.state_sizes()]
         for variable in self.states:
             variable.path = f"{self.name}/rnn_state"
 
@@ -173,7 +173,7 @@ class RNN(Layer):
         return [wrap(variable.data.copy()) for variable in self.states]
 
     def _initial_states(self, initial_state, batch):
-        sizes = self._state_sizes()
+        sizes = self.state_sizes()
         if initial_state is None:
             return [None] * len(sizes)
         if not isinstance(initial_state, (list, tuple)):
@@ -196,7 +196,7 @@ class RNN(Layer):
         batch, steps = sequences.shape[0], sequences.shape[1]
         zeros = state.backend().xp.zeros
         states = [zeros((batch, size), dtype=self.dtype) if s is None else s
-                  for s, size in zip(states, self._state_sizes())]
+                  for s, size in zip(states, self.state_sizes())]
         keep = None if mask is None else index_data(mask).astype(bool)
         pieces = ops.split(sequences, steps, axis=1)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -218,7 +218,7 @@ class RNN(Layer):
     # ------------------------------------------------------------------ shapes and masks
     def compute_output_shape(self, input_shape):
         batch, steps = input_shape[0], input_shape[1]
-        sizes = self._state_sizes()
+        sizes = self.state_sizes()
         units = getattr(self.cell, "output_size", None) or sizes[0]
         output = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
@@ -229,7 +229,7 @@ class RNN(Layer):
         mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
         if self.return_state:
-            return [output_mask] + [None] * len(self._state_sizes())
+            return [output_mask] + [None] * len(self.state_sizes())
         return output_mask
 
     # ------------------------------------------------------------------ config
@@ -304,7 +304,7 @@ class SimpleRNN(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="simple_rnn_cell",
-                dtype=self.dtype)
+                dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -339,7 +339,7 @@ class LSTM(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, name="lstm_cell",
-                dtype=self.dtype)
+                dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,
@@ -378,7 +378,7 @@ class GRU(_BuiltinRNN):
                 kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
                 bias_constraint=bias_constraint, dropout=dropout,
                 recurrent_dropout=recurrent_dropout, seed=seed, reset_after=reset_after,
-                name="gru_cell", dtype=self.dtype)
+                name="gru_cell", dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,

@@ -1,4 +1,4 @@
-"""The autodiff engine: accumulation, graph freeing, no_grad, Variables, dtypes, seeding."""
+"""The autodiff engine: accumulation, graph freeing, no_grad, Variables, dtypes."""
 
 import numpy as np
 import pytest
@@ -255,30 +255,6 @@ def test_integer_labels_stay_integer(engine):
     assert ops.argmax(logits).dtype.kind == "i"
 
 
-# ------------------------------------------------------------------ seeding
-def _draws():
-    x = np.ones((4, 5), dtype=np.float32)
-    return ops.dropout(x, 0.5).numpy(), np.random.rand(3)
-
-
-def test_set_random_seed_reproducibility(engine):
-    lamina.backends.set_random_seed(42)
-    first_mask, first_numpy = _draws()
-    lamina.backends.set_random_seed(42)
-    second_mask, second_numpy = _draws()
-    lamina.backends.set_random_seed(43)
-    other_mask, _ = _draws()
-    np.testing.assert_array_equal(first_mask, second_mask)
-    np.testing.assert_array_equal(first_numpy, second_numpy)
-    assert not np.array_equal(first_mask, other_mask)
-
-
-@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
-def test_set_random_seed_rejects_bad_seeds(seed):
-    with pytest.raises(ValueError, match="non-negative int"):
-        lamina.backends.set_random_seed(seed)
-
-
 def test_gradients_handed_out_are_writeable_and_not_shared():
     x = lamina.Variable(np.ones((2, 3), "float32"))
     y = lamina.Variable(np.ones((2, 3), "float32"))
@@ -286,16 +262,6 @@ def test_gradients_handed_out_are_writeable_and_not_shared():
     assert gx.data is not gy.data
     gx.data *= 0.5                     # a caller may scale its gradient in place
     np.testing.assert_array_equal(gy.numpy(), 1.0)
-
-
-def test_switching_engines_keeps_the_random_stream_going():
-    from lamina.backends import state
-
-    lamina.utils.set_random_seed(0)
-    first = state.generator().random()
-    with lamina.backends.use_backend("numpy"):
-        pass
-    assert state.generator().random() != first
 
 
 def test_no_grad_in_one_thread_leaves_recording_on_in_the_others():

@@ -1,13 +1,13 @@
-"""Engine selection (set_backend, use_backend, LAMINA_BACKEND) and the float dtype setting."""
+"""Engine selection (set_backend, use_backend, LAMINA_BACKEND), per thread."""
 
 import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import lamina
+from harness.engines import hold_in_other_thread
 from lamina.backends import (available_backends, get_backend, known_backends, set_backend,
                              use_backend)
 
@@ -85,59 +85,7 @@ def test_lamina_backend_env_var_is_respected():
         assert "RuntimeError" in result.stderr and "cupy" in result.stderr
 
 
-@pytest.fixture
-def restore_floatx():
-    """Put the default float dtype back after the test."""
-    previous = lamina.config.floatx()
-    yield
-    lamina.config.set_floatx(previous)
-
-
-def test_floatx_defaults_and_set_floatx(engine, restore_floatx):
-    assert lamina.config.floatx() == "float32"
-    assert lamina.backends.floatx() == "float32"
-    lamina.config.set_floatx("float64")
-    assert lamina.config.floatx() == lamina.backends.floatx() == "float64"
-    assert lamina.Tensor([1.0, 2.0]).dtype == np.float64
-    assert lamina.ops.one_hot([1], 2).dtype == np.float64
-    lamina.backends.set_floatx(np.float16)
-    assert lamina.config.floatx() == "float16"
-    assert lamina.Tensor(1.0).dtype == np.float16
-
-
-def test_set_floatx_rejects_non_float_dtypes(restore_floatx):
-    with pytest.raises(ValueError, match="float16.*float32.*float64"):
-        lamina.config.set_floatx("int32")
-    assert lamina.config.floatx() == "float32"
-
-
 # ---------------------------------------------------------------------- threads
-def _hold_in_other_thread(enter, check):
-    """Run ``with enter():`` on another thread and call ``check()`` here while it is open."""
-    import threading
-
-    inside, release, errors = threading.Event(), threading.Event(), []
-
-    def hold():
-        try:
-            with enter():
-                inside.set()
-                release.wait(30)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-            inside.set()
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    try:
-        assert inside.wait(30)
-        check()
-    finally:
-        release.set()
-        worker.join(30)
-    assert not errors, errors
-
-
 def test_use_backend_in_one_thread_leaves_the_others_engine(monkeypatch):
     from lamina.backends import context as selection
     from lamina.backends.numpy.engine import NumpyBackend
@@ -148,39 +96,9 @@ def test_use_backend_in_one_thread_leaves_the_others_engine(monkeypatch):
     monkeypatch.setitem(selection._instances, "other", other)
     before = get_backend()
     seen = []
-    _hold_in_other_thread(lambda: use_backend("other"),
+    hold_in_other_thread(lambda: use_backend("other"),
                           lambda: seen.append(get_backend()))
     assert seen == [before] and get_backend() is before
     with use_backend("other") as engine:   # and in this thread it does apply
         assert engine is other and get_backend() is other
     assert get_backend() is before
-
-
-def test_a_scoped_floatx_and_seed_stay_in_their_thread():
-    from lamina.backends import state
-
-    def scope():
-        return state.scoped(floatx="float64", seed=7)
-
-    seen = []
-    _hold_in_other_thread(scope, lambda: seen.append((state.floatx(), state.seed())))
-    assert seen == [(state.floatx(), state.seed())] and state.floatx() == "float32"
-
-
-def test_top_level_settings_reach_every_thread_and_scoped_setters_stay_scoped():
-    import threading
-
-    from lamina.backends import state
-
-    seen = []
-    try:
-        lamina.config.set_floatx("float64")   # top level: process-wide, as users expect
-        worker = threading.Thread(target=lambda: seen.append(state.floatx()))
-        worker.start()
-        worker.join(30)
-        with state.scoped(floatx="float16"):
-            lamina.config.set_floatx("float32")    # inside a scope: changes the scope only
-            assert state.floatx() == "float32"
-        assert seen == ["float64"] and state.floatx() == "float64"
-    finally:
-        lamina.config.set_floatx("float32")

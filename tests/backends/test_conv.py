@@ -331,3 +331,85 @@ def test_depth_to_space_and_back(check_op):
                  np.transpose(v, (0, 2, 3, 1)), 2).numpy(), (0, 3, 1, 2)))
     with pytest.raises(ValueError, match="divisible"):
         ops.space_to_depth(x[:, :3], 2)
+
+
+# ------------------------------------------------------------------ workspace budget
+
+
+@pytest.fixture
+def workspace():
+    """Set the convolution workspace budget for one test (restored afterwards)."""
+    before = lamina.config.conv_workspace_bytes()
+    yield lamina.config.set_conv_workspace_bytes
+    lamina.config.set_conv_workspace_bytes(before)
+
+
+def conv_step(x, w, b, **kwargs):
+    """A conv op's output and the gradients of x, w and b (loss: a fixed projection)."""
+    tensors = [lamina.Tensor(a, requires_grad=True) for a in (x, w, b)]
+    y = ops.conv(tensors[0], tensors[1], bias=tensors[2], **kwargs)
+    weights = np.cos(np.arange(y.numpy().size)).reshape(y.shape).astype(x.dtype)
+    return [y.numpy()] + [g.numpy() for g in lamina.grad(ops.sum(y * weights), tensors)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", [
+    ((7, 9, 8, 3), (3, 3, 3, 5), dict(padding="same", activation="relu")),
+    ((6, 10, 10, 1), (3, 3, 1, 4), dict(strides=2, activation="tanh")),
+    ((5, 8, 7, 4), (2, 3, 2, 6), dict(padding="same", dilation_rate=(2, 1))),
+    ((5, 8, 8, 4), (3, 3, 1, 4), dict(padding="valid")),                   # depthwise
+    ((4, 12, 3), (3, 3, 5), dict(padding="causal", activation="sigmoid")),
+], ids=["same_relu", "one_channel_strided", "grouped_dilated", "depthwise", "causal_1d"])
+def test_batch_chunks_give_the_unchunked_results(case, dtype, workspace):
+    """A budget too small for one sample (chunks of one) equals the whole batch at once."""
+    x_shape, w_shape, kwargs = case
+    x, w = rand(*x_shape).astype(dtype), rand(*w_shape).astype(dtype)
+    b = rand(w_shape[-1]).astype(dtype)
+    whole = conv_step(x, w, b, **kwargs)
+    workspace(1)
+    chunked = conv_step(x, w, b, **kwargs)
+    rtol = 2e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(chunked, whole):          # sums split differently: rounding only
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+def test_workspace_budget_is_a_positive_int(workspace):
+    assert lamina.config.conv_workspace_bytes() == conv_kernels.DEFAULT_WORKSPACE_BYTES
+    assert conv_kernels.DEFAULT_WORKSPACE_BYTES == 64 * 2 ** 20
+    for bad in (0, -5, 1.5, True, "64MB"):
+        with pytest.raises(ValueError, match="set_conv_workspace_bytes needs a positive int"):
+            workspace(bad)
+    workspace(1 << 30)
+    assert lamina.config.conv_workspace_bytes() == 1 << 30
+
+
+@pytest.mark.parametrize("x_shape,w_shape", [((64, 112, 112, 3), (3, 3, 3, 32)),
+                                             ((64, 55, 55, 32), (3, 3, 32, 64))],
+                         ids=["first_layer", "second_layer"])
+def test_one_step_at_112x112_stays_within_the_budget(x_shape, w_shape):
+    """W2's layers on 112x112x3 images, batch 64: unchunked, the columns alone are 84 MB
+    (first layer) and 207 MB (second, 55x55x32 -> 64 channels). Forward and backward
+    together hold at most the default 64 MiB of buffers beyond the arrays the step keeps
+    (the output and the gradients of the input and the weights), as tracemalloc sees
+    NumPy's allocations (the output gradient of ``ops.sum`` is a broadcast view)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape, dtype=np.float32)
+    w = rng.standard_normal(w_shape, dtype=np.float32) * np.float32(0.05)
+    b = np.zeros(w_shape[-1], dtype=np.float32)
+    per_sample = conv_kernels.workspace_per_sample(x.shape, w.shape, (1, 1), "valid",
+                                                   (1, 1), 1, 4)
+    assert 64 * per_sample > 2 * conv_kernels.DEFAULT_WORKSPACE_BYTES     # unchunked
+    tensors = [lamina.Tensor(a, requires_grad=True) for a in (x, w, b)]
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        y = ops.conv(tensors[0], tensors[1], bias=tensors[2], activation="relu")
+        grads = lamina.grad(ops.sum(y), tensors)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    kept = y.numpy().nbytes + sum(g.numpy().nbytes for g in grads)
+    assert peak - kept <= conv_kernels.DEFAULT_WORKSPACE_BYTES, (peak, kept)

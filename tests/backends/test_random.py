@@ -8,6 +8,7 @@ from scipy import stats
 
 import lamina
 from lamina import ops, random
+from lamina.backends import state
 
 
 def test_namespace():
@@ -133,3 +134,34 @@ def test_dropout(engine):
     shared = random.dropout(np.ones((4, 50)), 0.5, noise_shape=(1, None), seed=14).numpy()
     np.testing.assert_array_equal(shared, np.broadcast_to(shared[:1], shared.shape))
     np.testing.assert_array_equal(random.dropout(x, 0.25, seed=13).numpy(), values)
+
+
+def _draws():
+    x = np.ones((4, 5), dtype=np.float32)
+    return ops.dropout(x, 0.5).numpy(), np.random.rand(3)
+
+
+def test_set_random_seed_reproducibility(engine):
+    lamina.backends.set_random_seed(42)
+    first_mask, first_numpy = _draws()
+    lamina.backends.set_random_seed(42)
+    second_mask, second_numpy = _draws()
+    lamina.backends.set_random_seed(43)
+    other_mask, _ = _draws()
+    np.testing.assert_array_equal(first_mask, second_mask)
+    np.testing.assert_array_equal(first_numpy, second_numpy)
+    assert not np.array_equal(first_mask, other_mask)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
+def test_set_random_seed_rejects_bad_seeds(seed):
+    with pytest.raises(ValueError, match="non-negative int"):
+        lamina.backends.set_random_seed(seed)
+
+
+def test_switching_engines_keeps_the_random_stream_going():
+    lamina.utils.set_random_seed(0)
+    first = state.generator().random()
+    with lamina.backends.use_backend("numpy"):
+        pass
+    assert state.generator().random() != first

@@ -1,9 +1,12 @@
-"""The engines a test runs on: ``ENGINES`` and the ``engine`` fixture.
+"""The engines a test runs on: ``ENGINES`` and the ``engine`` fixture; and
+:func:`hold_in_other_thread` for the tests of per-thread engine state.
 
 ``ENGINES`` is every engine available here plus ``"cupy"``, so a test asking for ``engine``
 (directly or through ``check_op``) runs once per engine; the CuPy case skips with the
 engine's own reason when CuPy or a GPU is missing.
 """
+
+import threading
 
 import pytest
 
@@ -33,3 +36,27 @@ def engine(request):
         pytest.skip(f"engine {name!r} not available: {reason}")
     with use_backend(name):
         yield name
+
+
+def hold_in_other_thread(enter, check):
+    """Run ``with enter():`` on another thread and call ``check()`` here while it is open."""
+    inside, release, errors = threading.Event(), threading.Event(), []
+
+    def hold():
+        try:
+            with enter():
+                inside.set()
+                release.wait(30)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+            inside.set()
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    try:
+        assert inside.wait(30)
+        check()
+    finally:
+        release.set()
+        worker.join(30)
+    assert not errors, errors

@@ -45,7 +45,7 @@ def float64():
 
 def _call(layer, x, training):
     """``layer(x)``, passing ``training`` when the layer's ``call`` takes it."""
-    if layer._call_accepts_training:
+    if layer.call_accepts_training:
         return layer(x, training=training)
     return layer(x)
 

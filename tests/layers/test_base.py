@@ -138,7 +138,7 @@ def test_input_shape_kwarg_in_config():
     config = dense.get_config()
     assert config["batch_input_shape"] == [None, 5]
     clone = layers.Dense.from_config(config)
-    assert clone._batch_input_shape == (None, 5)
+    assert clone.batch_input_shape == (None, 5)
 
 
 # ------------------------------------------------------------------ names

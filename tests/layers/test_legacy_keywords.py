@@ -25,7 +25,7 @@ def test_batch_input_shape_keeps_the_batch_size_and_round_trips():
     assert model.input_shape == (3, 5, 4)
     config = lstm.get_config()
     assert config["batch_input_shape"] == [3, 5, 4]
-    assert layers.LSTM.from_config(config)._batch_input_shape == (3, 5, 4)
+    assert layers.LSTM.from_config(config).batch_input_shape == (3, 5, 4)
 
 
 def test_classes_naming_input_dim_keep_their_own_argument():

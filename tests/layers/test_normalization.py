@@ -46,6 +46,33 @@ def randomized_batch_norm(**kwargs):
 
 
 # ------------------------------------------------------------------ BatchNormalization
+def test_synchronized_batch_norm_of_one_process_is_batch_norm(float64):
+    """synchronized=True inside a data-parallel step of one process (the share is the
+    whole batch): the same outputs, moving statistics and gradients as plain batch norm
+    (the 2-process equality is tests/highlevel/distribution/test_data_parallel.py)."""
+    from lamina.backends import replica
+
+    x = lamina.Tensor(rand(6, 4, 3) * 2 + 0.3)
+    upstream = rand(6, 4, 3)
+    results, initial = [], randomized_batch_norm().get_weights()
+    for synchronized in (False, True):
+        layer = randomized_batch_norm(synchronized=synchronized, momentum=0.5)
+        layer.set_weights(initial)
+        replica.set_share((6, 0, 6))
+        try:
+            y = layer(x, training=True)
+        finally:
+            replica.set_share(None)
+        loss = lamina.ops.sum(lamina.ops.multiply(y, upstream))
+        grads = lamina.grad(loss, [x, layer.gamma, layer.beta])
+        results.append((layer.get_weights(), y.numpy(), [g.numpy() for g in grads]))
+    (w0, y0, g0), (w1, y1, g1) = results
+    np.testing.assert_allclose(y1, y0, atol=1e-12)
+    for a, b in zip(w1 + g1, w0 + g0):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    assert layers.BatchNormalization(synchronized=True).get_config()["synchronized"] is True
+
+
 def test_batch_norm_training_uses_batch_statistics_and_updates_moving_ones():
     x = (rand(4, 5, 5, 3) * 2 + 0.7).astype("float32")
     layer = layers.BatchNormalization(momentum=0.9, epsilon=1e-3,

@@ -27,9 +27,11 @@ from numba import types
 from numba.extending import overload
 
 # Fast-math without "no NaN" and "no inf": NaN and inf pass through as they do in NumPy.
-_OPTIONS = dict(fastmath={"contract", "arcp", "afn", "reassoc", "nsz"}, error_model="numpy",
-                boundscheck=False)
-_KERNEL_OPTIONS = dict(_OPTIONS, nogil=True, cache=True)
+# INLINE_OPTIONS for helpers compiled into a kernel, KERNEL_OPTIONS for the entry points
+# (also those of recurrent_loop.py).
+INLINE_OPTIONS = dict(fastmath={"contract", "arcp", "afn", "reassoc", "nsz"}, error_model="numpy",
+                      boundscheck=False)
+KERNEL_OPTIONS = dict(INLINE_OPTIONS, nogil=True, cache=True)
 _CLAMP = 7.90531110763549805      # |tanh| rounds to 1 in float32 beyond this
 
 
@@ -38,7 +40,7 @@ def tanh(x):
     return math.tanh(x)
 
 
-@numba.njit(**_OPTIONS)
+@numba.njit(**INLINE_OPTIONS)
 def _rational_tanh(x):
     x = min(max(x, numba.float32(-_CLAMP)), numba.float32(_CLAMP))
     x2 = x * x
@@ -61,7 +63,7 @@ def _typed_tanh(x):
     return lambda x: math.tanh(x)
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def lstm_cell_forward(z, bias, c_old, c_new, cell_activation, h_new):
     """One LSTM step forward; see :meth:`lamina.backends.Backend.lstm_cell_kernels`."""
     units = c_old.shape[1]
@@ -83,7 +85,7 @@ def lstm_cell_forward(z, bias, c_old, c_new, cell_activation, h_new):
             new[j], act[j], h[j] = c, a, o * a
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def lstm_cell_backward(d_h, d_c, gates, cell_activation, c_old, d_gates):
     """One LSTM step backward; see :meth:`lamina.backends.Backend.lstm_cell_kernels`."""
     units = d_h.shape[1]
@@ -104,7 +106,7 @@ def lstm_cell_backward(d_h, d_c, gates, cell_activation, c_old, d_gates):
             dc[j] = d_cell * f
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def gru_cell_forward(x_part, recurrent, recurrent_bias, h, gates, memory, h_new):
     """One GRU step forward (reset_after); see :meth:`lamina.backends.Backend.gru_cell_kernels`."""
     units = h.shape[1]
@@ -124,7 +126,7 @@ def gru_cell_forward(x_part, recurrent, recurrent_bias, h, gates, memory, h_new)
             new[j] = candidate + z * (old[j] - candidate)
 
 
-@numba.njit(**_KERNEL_OPTIONS)
+@numba.njit(**KERNEL_OPTIONS)
 def gru_cell_backward(d_h, h, gates, memory, d_input, d_recurrent, d_direct):
     """One GRU step backward (reset_after); see :meth:`lamina.backends.Backend.gru_cell_kernels`."""
     units = h.shape[1]

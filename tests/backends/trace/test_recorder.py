@@ -15,7 +15,8 @@ def _record(values, inputs):
 
 def test_equal_steps_have_equal_signatures_and_different_steps_do_not():
     values = np.zeros(2, np.float32)
-    first, second = _record(values, np.ones(3, np.float32)), _record(values, np.ones(3, np.float32))
+    first = _record(values, np.ones(3, np.float32))
+    second = _record(values, np.ones(3, np.float32))
     assert first.signature(first.finish()) == second.signature(second.finish())
     recorder = Recorder([values], [np.ones(3, np.float32)])
     with recording(recorder):

@@ -225,18 +225,20 @@ def keras_side(lamina_python):
         handle.write("\n")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def command_line(doc, lamina_part, keras_part):
+    """Run a two-sided script: ``--lamina-side FOLDER`` (with lamina's Python) runs
+    ``lamina_part(FOLDER)``, otherwise ``keras_part(lamina_python)``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--lamina-side", metavar="FOLDER",
                         help="(internal) run with lamina's Python: write lamina's files")
     parser.add_argument("--lamina-python", default="python3",
                         help="the Python interpreter that has lamina installed")
     args = parser.parse_args()
     if args.lamina_side:
-        lamina_side(args.lamina_side)
+        lamina_part(args.lamina_side)
     else:
-        keras_side(args.lamina_python)
+        keras_part(args.lamina_python)
 
 
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, lamina_side, keras_side)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import lamina
+from harness.ops import numerical_gradient
 from lamina import ops
 from lamina.highlevel.losses import losses
 
@@ -199,24 +200,15 @@ def test_sample_weight_shapes():
 
 
 # ------------------------------------------------------------------ gradients
-def numeric_gradient(fn, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[index] += eps
-        down[index] -= eps
-        out[index] = (fn(up) - fn(down)) / (2 * eps)
-    return out
-
-
 def check_gradient(loss, y_true, y_pred, sample_weight=None):
     y_pred = np.asarray(y_pred, dtype=np.float64)
     tensor = lamina.Tensor(y_pred, requires_grad=True)
     result = loss(y_true, tensor, sample_weight=sample_weight)
     (gradient,) = lamina.grad(result, [tensor])
     assert gradient.dtype == np.float64
-    expected = numeric_gradient(
-        lambda x: float(loss(y_true, x, sample_weight=sample_weight).numpy()), y_pred)
+    probe = y_pred.copy()
+    expected = numerical_gradient(
+        lambda: loss(y_true, probe, sample_weight=sample_weight).numpy(), probe)
     np.testing.assert_allclose(gradient.numpy(), expected, rtol=1e-5, atol=1e-8)
 
 

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 import lamina
+from harness.models import two_in_two_out
+from lamina import layers
 from lamina import layers as L
-from lamina.layers import base as layer_base
+from lamina.layers import naming as layer_naming
 from lamina.highlevel.models.summary import readable_memory_size
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "keras"
@@ -28,7 +30,7 @@ def _lamina_cases():
     spec = importlib.util.spec_from_file_location("summaries_cases", DATA / "summaries_cases.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    counts = layer_base._name_counts
+    counts = layer_naming._name_counts
     saved = dict(counts)
     counts.clear()
     try:
@@ -81,3 +83,44 @@ def test_bad_layer_range(layer_range, match):
                                         (4935.68, "4.82 KB"), (3 * 1024 ** 3, "3.00 GB")])
 def test_readable_memory_size(size, text):
     assert readable_memory_size(size) == text
+
+
+def summary_lines(model):
+    texts = []
+    model.summary(print_fn=texts.append)      # Keras 3: one call with the whole summary
+    return texts[0].splitlines()
+
+
+def test_summary_table_lists_layers_shapes_params_and_totals(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    model = lamina.Sequential([lamina.Input((8,)),
+                               layers.Dense(16, activation="relu", name="hidden"),
+                               layers.Dropout(0.1, name="drop"),
+                               layers.Dense(3, name="scores")], name="classifier")
+    model.get_layer("hidden").trainable = False
+    lines = summary_lines(model)
+    text = "\n".join(lines)
+    assert lines[0] == 'Model: "classifier"'
+    header = next(line for line in lines if "Layer (type)" in line)
+    assert "Output Shape" in header and "Param #" in header
+
+    def row(name):
+        return next(line for line in lines if line.startswith(f"\u2502 {name} ")).split()[1:-1]
+
+    assert row("hidden") == ["hidden", "(Dense)", "\u2502", "(None,", "16)", "\u2502", "144"]
+    assert row("drop") == ["drop", "(Dropout)", "\u2502", "(None,", "16)", "\u2502", "0"]
+    assert row("scores") == ["scores", "(Dense)", "\u2502", "(None,", "3)", "\u2502", "51"]
+    assert "Total params: 195" in text
+    assert "Trainable params: 51" in text
+    assert "Non-trainable params: 144" in text
+
+
+def test_summary_prints_to_stdout_for_functional_model(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    model = two_in_two_out(as_dict=False)
+    model.summary()
+    out = capsys.readouterr().out
+    assert "numbers (InputLayer)" in out and "label (Dense)" in out
+    assert "(None, 3)" in out
+    total = 3 * 4 + 4 + 2 * 4 + 4 + 4 * 1 + 1 + 4 * 3 + 3
+    assert f"Total params: {total:,}" in out

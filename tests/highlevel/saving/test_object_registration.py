@@ -44,7 +44,6 @@ def test_registered_names_are_package_and_name():
 
 def test_a_registered_class_resolves_in_every_layer_lookup():
     assert lamina.layers.get("reg_test>RegisteredScaledDense") is RegisteredScaledDense
-    assert lamina.layers.get("RegisteredScaledDense") is RegisteredScaledDense        # a bare name, as Keras
     assert lamina.layers.get("Dense") is Dense                    # built-ins stay built-in
 
 

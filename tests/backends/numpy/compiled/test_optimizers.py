@@ -63,7 +63,7 @@ def test_strided_or_mixed_arrays_take_the_array_call_path(monkeypatch):
         slots = tuple(Variable(np.zeros((4, 6), slot_dtype), trainable=False)
                       for _ in range(2))
         with use_backend("numpy"):
-            optimizer._update(variable, gradient, slots, 0.1, 1, False)
+            optimizer.update_rule(variable, gradient, slots, 0.1, 1, False)
 
     variable = np.ones((4, 6), "float32")
     step(np.ones((6, 4), "float32").T)                     # strided gradient

@@ -1,0 +1,103 @@
+"""Activations on raw arrays of the active array module, in place where they can be: the
+shared kernels of the fused ops (``dense`` and ``conv`` in :mod:`.nn` / :mod:`.conv`, the
+fused recurrent ops in :mod:`.recurrent`, the sigmoid cross-entropy in :mod:`.losses`).
+
+They take and return engine arrays (never Tensors) and record nothing; the ops that call
+them own the autodiff. ``activate`` / ``derivative`` cover every activation a fused op
+accepts (``IN_PLACE_ACTIVATIONS``); the derivatives are written in terms of the
+activation's output ``y = act(x)``, which is what the ops keep for their backward.
+"""
+
+from .. import state
+
+IN_PLACE_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
+FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")   # what dense() and conv() fuse
+
+
+def sigmoid(a, out=None):
+    """``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (stable for any ``a``), into ``out`` (which
+    may be ``a``) or a new array."""
+    numpy_like = state.backend().xp
+    out = numpy_like.multiply(a, 0.5, out=out)
+    numpy_like.tanh(out, out=out)
+    out += 1
+    out *= 0.5
+    return out
+
+
+def activate(name, a, out=None):
+    """Apply activation ``name`` (one of ``IN_PLACE_ACTIVATIONS``) to ``a`` in place, or
+    into ``out`` when given (either may be a strided view); returns the result."""
+    numpy_like = state.backend().xp
+    if out is not None:
+        if name == "tanh":
+            return numpy_like.tanh(a, out=out)
+        out[...] = a
+        a = out
+    if name == "tanh":
+        numpy_like.tanh(a, out=a)
+    elif name == "sigmoid":
+        sigmoid(a, out=a)
+    elif name == "relu":
+        numpy_like.maximum(a, 0, out=a)
+    elif name == "hard_sigmoid":
+        a *= 1.0 / 6.0
+        a += 0.5
+        numpy_like.clip(a, 0, 1, out=a)
+    elif name != "linear":
+        raise ValueError(f"fused recurrent ops support the activations "
+                         f"{IN_PLACE_ACTIVATIONS}, got {name!r}")
+    return a
+
+
+def derivative(name, y, out):
+    """Write ``act'(x)`` into ``out``, in terms of ``y = act(x)``; returns ``out``."""
+    numpy_like = state.backend().xp
+    if name == "tanh":
+        numpy_like.multiply(y, y, out=out)
+        numpy_like.subtract(1, out, out=out)
+    elif name == "sigmoid":
+        numpy_like.subtract(1, y, out=out)
+        out *= y
+    elif name == "relu":
+        numpy_like.greater(y, 0, out=out)
+    elif name == "hard_sigmoid":
+        numpy_like.logical_and(y > 0, y < 1, out=out)
+        out *= 1.0 / 6.0
+    else:
+        out[...] = 1
+    return out
+
+
+def scale_by_derivative(name, g, y):
+    """``g *= act'(x)`` in place, with the derivative written in terms of ``y = act(x)``."""
+    if name != "linear":
+        g *= derivative(name, y, state.backend().xp.empty_like(g))
+    return g
+
+
+def check_fused_activation(op_name, activation):
+    """``activation`` (None means linear) if the fused ops support it, else ValueError."""
+    activation = activation or "linear"
+    if activation not in FUSED_ACTIVATIONS:
+        raise ValueError(f"{op_name}() fuses {FUSED_ACTIVATIONS}, got activation={activation!r}")
+    return activation
+
+
+def add_bias_and_activate(out, bias, activation):
+    """``activation(out + bias)`` computed in place on ``out`` (a fresh op result);
+    returns ``out``."""
+    if bias is not None:
+        out += bias
+    return out if activation == "linear" else activate(activation, out)
+
+
+def activation_backward(g, out, activation):
+    """Gradient before a fused activation, from its output ``out`` (never modifies ``g``)."""
+    if activation == "relu":
+        return g * (out > 0)
+    if activation == "sigmoid":
+        return g * out * (1 - out)
+    if activation == "tanh":
+        return g * (1 - out * out)
+    return g

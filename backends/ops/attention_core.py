@@ -1,0 +1,118 @@
+"""The core of multi-head attention as ONE op with a hand-written backward:
+``dropout(softmax(mask(q k^T * scale))) v`` for every (sample, head) at once.
+
+As separate ops the core was a dozen recorded steps per layer (the scaling, two transposes
+and their copies, the matmul, the mask's bias and product, the softmax, the dropout, the
+second matmul, the transpose back), and NumPy ran each stacked matmul as one small
+single-threaded GEMM per (sample, head). This op reads the projected ``(batch, length,
+heads, depth)`` arrays in place (the GEMMs take the head-major views directly, no copies),
+and runs the batch as row blocks (:meth:`lamina.backends.Backend.batch_blocks`; on threads
+on the NumPy engine, one block on the GPU), each block one stacked GEMM, the engine's
+softmax (compiled on the NumPy engine) and the second stacked GEMM written straight into
+the ``(batch, length, heads, depth)`` result. The backward runs the same blocks: four
+stacked GEMMs and the engine's softmax backward.
+
+Masking as :class:`lamina.layers.MultiHeadAttention` defines it: masked scores become
+-1e9 before the softmax and the probabilities are multiplied by the mask, so a fully masked
+row attends to nothing. Dropout draws one uniform array of the probabilities' shape from
+``generator`` after the softmax, as :func:`lamina.ops.dropout` does, so a seeded layer
+drops the same entries either way.
+
+Example:
+    >>> context = attention_core(q, k, v, scale=1 / math.sqrt(32), keep=mask)
+"""
+
+from .. import state
+from .core import data_of, record
+
+_LARGE_NEGATIVE = -1e9
+
+
+def attention_core(query, key, value, scale, keep=None, dropout=0.0, generator=None):
+    """``dropout(masked_softmax(q k^T * scale)) v`` per sample and head.
+
+    Args:
+        query: (batch, target, heads, depth).
+        key: (batch, source, heads, depth).
+        value: (batch, source, heads, value_depth).
+        scale: the factor of the scores (``1 / sqrt(depth)`` in Keras' layer).
+        keep: boolean engine array broadcastable to (batch, target, source), True where a
+            query position may attend to a key position, or None.
+        dropout: rate in [0, 1) of the dropout on the probabilities (0: none).
+        generator: the engine generator the dropout draws from (needed when dropout > 0).
+
+    Returns:
+        The context, a Tensor of shape (batch, target, heads, value_depth), differentiable
+        in query, key and value.
+    """
+    backend = state.backend()
+    numpy_like = backend.xp
+    q, k, v = data_of(query), data_of(key), data_of(value)
+    if q.ndim != 4 or k.ndim != 4 or v.ndim != 4 or k.shape[:3] != v.shape[:3] \
+            or q.shape[0] != k.shape[0] or q.shape[2:] != k.shape[2:]:
+        raise ValueError(f"attention_core expects query (batch, target, heads, depth), key "
+                         f"(batch, source, heads, depth) and value (batch, source, heads, "
+                         f"value_depth), got shapes {q.shape}, {k.shape}, {v.shape}")
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"attention_core needs dropout in [0, 1), got {dropout!r}")
+    batch, target, heads, _ = q.shape
+    dtype = q.dtype
+    scaled_q = q * dtype.type(scale)
+    q_heads, k_heads_t = scaled_q.transpose(0, 2, 1, 3), k.transpose(0, 2, 3, 1)
+    v_heads = v.transpose(0, 2, 1, 3)
+    probabilities = numpy_like.empty((batch, heads, target, k.shape[1]), dtype)
+    kept = None
+    if keep is not None:
+        kept = numpy_like.broadcast_to(keep, (batch, target, k.shape[1]))[:, None]
+    scaled_drop = None
+    if dropout > 0.0:
+        draws = backend.random_uniform(generator, probabilities.shape, dtype)
+        scaled_drop = (draws >= dropout).astype(dtype) * dtype.type(1.0 / (1.0 - dropout))
+    attended = probabilities if scaled_drop is None else numpy_like.empty_like(probabilities)
+    context = numpy_like.empty((batch, target, heads, v.shape[3]), dtype)
+    context_heads = context.transpose(0, 2, 1, 3)
+    blocks = backend.batch_blocks(batch, probabilities.size)
+
+    def forward(rows):
+        scores = numpy_like.matmul(q_heads[rows], k_heads_t[rows], out=probabilities[rows])
+        if kept is not None:
+            numpy_like.copyto(scores, _LARGE_NEGATIVE, where=~kept[rows])
+        backend.softmax(scores, axis=-1, out=scores)
+        if kept is not None:
+            scores *= kept[rows]
+        if scaled_drop is not None:
+            numpy_like.multiply(scores, scaled_drop[rows], out=attended[rows])
+        numpy_like.matmul(attended[rows], v_heads[rows], out=context_heads[rows])
+
+    backend.run_blocks(forward, blocks)
+
+    def backward(g, needs):
+        g_heads = numpy_like.ascontiguousarray(g).transpose(0, 2, 1, 3)
+        grads = [numpy_like.empty(a.shape, dtype) if need else None
+                 for a, need in zip((q, k, v), needs)]
+        grad_heads = [None if a is None else a.transpose(0, 2, 1, 3) for a in grads]
+
+        def work(rows):
+            d_attended = numpy_like.matmul(g_heads[rows], v_heads[rows].swapaxes(-1, -2))
+            if needs[2]:
+                numpy_like.matmul(attended[rows].swapaxes(-1, -2), g_heads[rows],
+                                  out=grad_heads[2][rows])
+            if not (needs[0] or needs[1]):
+                return
+            if scaled_drop is not None:
+                d_attended *= scaled_drop[rows]
+            # Masked probabilities are 0, so the softmax backward from them gives 0 there
+            # and leaves the masked entries out of each row's sum, as the mask requires.
+            d_scores = backend.softmax_backward(d_attended, probabilities[rows], axis=-1)
+            if needs[0]:
+                out = numpy_like.matmul(d_scores, k_heads_t[rows].swapaxes(-1, -2),
+                                        out=grad_heads[0][rows])
+                out *= dtype.type(scale)
+            if needs[1]:
+                numpy_like.matmul(d_scores.swapaxes(-1, -2), q_heads[rows],
+                                  out=grad_heads[1][rows])
+
+        backend.run_blocks(work, blocks)
+        return tuple(grads)
+
+    return record(context, (query, key, value), backward, "attention_core")

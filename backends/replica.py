@@ -1,0 +1,74 @@
+"""Where the running step's batch sits in a data-parallel global batch, for the layers.
+
+Data-parallel training (``lamina.distribution``) gives each process a contiguous share,
+rows ``[start, stop)``, of every global batch of ``total`` rows. Two kinds of layer must
+know it, and read it here (layers sit below the training loop, so the loop announces the
+share through this module rather than the layers asking the loop):
+
+* random layers (Dropout, GaussianNoise, ...) draw the noise of the whole global batch
+  with :func:`draw_rows` and keep their rows, so their masks -- and so the trained
+  weights -- do not depend on the number of processes;
+* ``BatchNormalization(synchronized=True)`` sums its moments over the processes with
+  :func:`cross_replica_sum`.
+
+Outside a data-parallel step (one process, ``predict``, a plain ``model(x)``) there is no
+share and both are the single-process behaviour.
+"""
+
+import threading
+
+
+class _Share(threading.local):
+    """The calling thread's share ``(total, start, stop)`` or None."""
+
+    rows = None
+
+
+_share = _Share()
+_reducer = {"sum": None}
+
+
+def current_share():
+    """``(total, start, stop)`` of the step running on this thread, or None."""
+    return _share.rows
+
+
+def set_share(rows):
+    """Announce the running step's share ``(total, start, stop)`` (None: no share)."""
+    _share.rows = rows
+
+
+def draw_rows(draw, shape):
+    """``draw(shape)`` -- a random draw whose axis 0 is the batch -- as the rows of this
+    process' share of the draw for the whole global batch (the single-process draw when no
+    share is announced, or when ``shape[0]`` is not the share's row count)."""
+    rows = _share.rows
+    if rows is None or not shape or shape[0] != rows[2] - rows[1]:
+        return draw(shape)
+    total, start, stop = rows
+    return draw((total,) + tuple(shape[1:]))[start:stop]
+
+
+def set_cross_replica_sum(function):
+    """Register ``function(array) -> array`` summing an engine array over every process
+    (``lamina.distribution`` does, for a job of several processes; None unregisters)."""
+    _reducer["sum"] = function
+
+
+def cross_replica_sum(array):
+    """``array`` summed over every process of the data-parallel job (itself when the job
+    has one process, or outside a data-parallel step)."""
+    function = _reducer["sum"]
+    if function is None or _share.rows is None:
+        return array
+    return function(array)
+
+
+def share_fraction():
+    """This process' rows over the global batch's rows in the running step (1.0 without a
+    share): the weight its gradients get in the average over processes."""
+    rows = _share.rows
+    if rows is None:
+        return 1.0
+    total, start, stop = rows
+    return (stop - start) / total

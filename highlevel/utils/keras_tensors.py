@@ -1,0 +1,93 @@
+"""Small ``keras.utils`` helpers around symbolic tensors, data tuples and the session:
+``clear_session``, ``get_source_inputs``, ``is_keras_tensor``,
+``pack_x_y_sample_weight`` / ``unpack_x_y_sample_weight`` and ``standardize_dtype``."""
+
+import gc
+
+import numpy as np
+
+from ...backends import state
+from ...layers.naming import reset_names
+from ...layers.symbolic import SymbolicTensor
+
+
+def clear_session(free_memory=True):
+    """Reset the default layer names (the next ``Dense()`` is ``dense`` again) and, with
+    ``free_memory``, collect garbage, as ``keras.utils.clear_session`` does. Models made
+    before keep working."""
+    reset_names()
+    if free_memory:
+        gc.collect()
+
+
+def is_keras_tensor(x):
+    """Whether ``x`` is a symbolic tensor (made by ``Input`` or a layer called on one)."""
+    return isinstance(x, SymbolicTensor)
+
+
+def get_source_inputs(tensor):
+    """The ``Input`` tensors that ``tensor`` (a symbolic tensor) was computed from, in the
+    order a depth-first walk back through the layer calls meets them (as Keras)."""
+    if not is_keras_tensor(tensor):
+        raise ValueError(f"get_source_inputs expects a symbolic tensor (from Input or a "
+                         f"layer called on one), got {type(tensor).__name__}")
+    sources, seen, stack = [], set(), [tensor]
+    while stack:                     # depth first, arguments in order (Keras' recursion)
+        current = stack.pop()
+        parents = [] if current.node is None else current.node.flat_inputs
+        if parents:
+            stack.extend(reversed(parents))
+        elif id(current) not in seen:
+            seen.add(id(current))
+            sources.append(current)
+    return sources
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``: the shortest tuple holding the
+    given parts, as ``fit`` reads them (a lone tuple ``x`` is wrapped so it stays one)."""
+    if y is None:
+        return x if not isinstance(x, (list, tuple)) else (x,)
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` from ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, w)``
+    (missing parts are None), as ``keras.utils.unpack_x_y_sample_weight``."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data
+    raise ValueError(f"unpack_x_y_sample_weight expects (x,), (x, y) or (x, y, "
+                     f"sample_weight); got a tuple of {len(data)} elements")
+
+
+def standardize_dtype(dtype=None):
+    """The canonical dtype name: ``None`` -> ``floatx()``, ``np.float32``/``"float32"``/a
+    NumPy dtype -> ``"float32"``, ``float`` -> ``"float32"``, ``int`` -> ``"int64"``,
+    ``str``/``"string"`` -> ``"string"``; raises ``ValueError`` for anything else."""
+    if dtype is None:
+        return state.floatx()
+    if dtype is str or (isinstance(dtype, str) and dtype == "string"):
+        return "string"
+    if dtype is float or (isinstance(dtype, str) and dtype == "float"):
+        return "float32"
+    if dtype is int or (isinstance(dtype, str) and dtype == "int"):
+        return "int64"
+    try:
+        canonical = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"Invalid dtype: {dtype!r}") from None
+    return "string" if canonical.kind in "USO" else canonical.name
+
+
+__all__ = ["clear_session", "get_source_inputs", "is_keras_tensor",
+           "pack_x_y_sample_weight", "standardize_dtype", "unpack_x_y_sample_weight"]

@@ -1,0 +1,61 @@
+"""Engine state: the default float dtype (``floatx``) and the per-thread scopes (a scoped
+value stays in its thread; top-level settings reach every thread)."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import lamina
+from harness.engines import hold_in_other_thread
+from lamina.backends import state
+
+
+@pytest.fixture
+def restore_floatx():
+    """Put the default float dtype back after the test."""
+    previous = lamina.config.floatx()
+    yield
+    lamina.config.set_floatx(previous)
+
+
+def test_floatx_defaults_and_set_floatx(engine, restore_floatx):
+    assert lamina.config.floatx() == "float32"
+    assert lamina.backends.floatx() == "float32"
+    lamina.config.set_floatx("float64")
+    assert lamina.config.floatx() == lamina.backends.floatx() == "float64"
+    assert lamina.Tensor([1.0, 2.0]).dtype == np.float64
+    assert lamina.ops.one_hot([1], 2).dtype == np.float64
+    lamina.backends.set_floatx(np.float16)
+    assert lamina.config.floatx() == "float16"
+    assert lamina.Tensor(1.0).dtype == np.float16
+
+
+def test_set_floatx_rejects_non_float_dtypes(restore_floatx):
+    with pytest.raises(ValueError, match="float16.*float32.*float64"):
+        lamina.config.set_floatx("int32")
+    assert lamina.config.floatx() == "float32"
+
+
+def test_a_scoped_floatx_and_seed_stay_in_their_thread():
+    def scope():
+        return state.scoped(floatx="float64", seed=7)
+
+    seen = []
+    hold_in_other_thread(scope, lambda: seen.append((state.floatx(), state.seed())))
+    assert seen == [(state.floatx(), state.seed())] and state.floatx() == "float32"
+
+
+def test_top_level_settings_reach_every_thread_and_scoped_setters_stay_scoped():
+    seen = []
+    try:
+        lamina.config.set_floatx("float64")   # top level: process-wide, as users expect
+        worker = threading.Thread(target=lambda: seen.append(state.floatx()))
+        worker.start()
+        worker.join(30)
+        with state.scoped(floatx="float16"):
+            lamina.config.set_floatx("float32")    # inside a scope: changes the scope only
+            assert state.floatx() == "float32"
+        assert seen == ["float64"] and state.floatx() == "float64"
+    finally:
+        lamina.config.set_floatx("float32")
