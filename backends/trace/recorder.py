@@ -56,6 +56,7 @@ class Recorder:
         self.keep = []
         self.consts = []          # (root, snapshot, entry index of its restore)
         self.const_written = set()
+        self.created = set()          # ids of arrays made inside the step (not empty)
         self.kernel_outputs = set()   # consts first seen as a compiled kernel's argument
         self.reasons = []
         self.tmp_count = 0
@@ -115,6 +116,15 @@ class Recorder:
             self.untraceable("a host read (float(tensor), .numpy()) inside the step")
 
     @staticmethod
+    def traced(array):
+        """A TracedArray view of ``array``."""
+        return array.view(TracedArray)
+
+    @staticmethod
+    def is_traced(value):
+        return isinstance(value, TracedArray)
+
+    @staticmethod
     def plain(value):
         """``value`` with TracedArrays as plain ndarray views."""
         return value.view(np.ndarray) if isinstance(value, TracedArray) else value
@@ -137,11 +147,21 @@ class Recorder:
             self._read(array)
             role = self.roles[id(root)]
         if role[0] == "const":
+            if id(root) not in self.created:
+                self.untraceable("it writes an array that is neither state of the model, "
+                                 "its optimizer and metrics nor made in the step (a cache "
+                                 "kept elsewhere)")
             self.const_written.add(role[1])
 
     def new_buffer(self, array):
         """``array`` (made by ``empty`` inside the step) is a buffer of the trace."""
         self._new_tmp(root_of(array))
+
+    def new_array(self, array):
+        """``array`` was made (``zeros``, ``full``) inside the step: writes into it are
+        restored from its first value at each replay."""
+        self.created.add(id(array))
+        self.keep.append(array)
 
     def _new_tmp(self, root):
         self._register(root, ("tmp", self.tmp_count))

@@ -18,7 +18,7 @@ _LOCK = threading.Lock()
 # Engine methods that hand out compiled kernels: while recording they hand out recording
 # wrappers, so a kernel call becomes one trace entry.
 _KERNEL_SOURCES = ("optimizer_kernel", "compiled_module", "lstm_cell_kernels",
-                   "gru_cell_kernels")
+                   "gru_cell_kernels", "recurrent_loop_kernels")
 
 
 _CREATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
@@ -26,8 +26,6 @@ _CREATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones
 
 
 def _traced_creator(create, thread):
-    from .traced_array import TracedArray
-
     uninitialized = create.__name__.startswith("empty")
 
     def creator(*args, **kwargs):
@@ -37,7 +35,9 @@ def _traced_creator(create, thread):
                 threading.get_ident() == thread or recorder.in_block()):
             if uninitialized:   # no defined values to restore: a buffer of the trace
                 recorder.new_buffer(array)
-            return array.view(TracedArray)
+            else:
+                recorder.new_array(array)
+            return recorder.traced(array)
         return array
 
     return creator
@@ -46,10 +46,9 @@ def _traced_creator(create, thread):
 def _traced_converter(convert, contiguous):
     """``asarray`` / ``ascontiguousarray`` that keep a TracedArray traced (NumPy's return
     a plain array: the calls on it would go unrecorded)."""
-    from .traced_array import TracedArray
-
     def converter(value, dtype=None, **kwargs):
-        if not isinstance(value, TracedArray) or kwargs or value.ndim == 0:
+        recorder = _ACTIVE[0]
+        if recorder is None or not recorder.is_traced(value) or kwargs or value.ndim == 0:
             return convert(value, dtype=dtype, **kwargs)
         if dtype is not None and numpy.dtype(dtype) != value.dtype:
             value = value.astype(dtype)

@@ -44,7 +44,7 @@ class TracedArray(np.ndarray):
         recorder = session.active()
         if recorder is not None:
             return recorder.function(func, args, kwargs)
-        return func._implementation(*args, **kwargs)
+        return func(*_unwrap(args), **_unwrap(kwargs))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         recorder = session.active()
@@ -72,6 +72,15 @@ class TracedArray(np.ndarray):
             _plain(self)[recorder_free_key(key)] = _plain(value)
             return
         recorder.setitem(self, key, value)
+
+
+def _unwrap(value):
+    """``value`` with its TracedArrays (also in tuples, lists, dicts) as plain arrays."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_unwrap(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _unwrap(v) for k, v in value.items()}
+    return _plain(value)
 
 
 def recorder_free_key(key):

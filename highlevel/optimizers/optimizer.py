@@ -415,7 +415,7 @@ class Optimizer:
                 # Keras applies weight constraints right after each update, in place.
                 variable.data[...] = constraint(variable.data)
         self._iterations += 1
-        self._iterations_variable.data[...] = self._iterations
+        self._iterations_variable.data[...] = host_input("iterations", self._iterations)
 
     def _update_all(self, arrays, targets, records):
         # inputs of a traced step (lamina.backends.trace); plain numbers otherwise

@@ -58,7 +58,7 @@ class CompiledStep:
             return step(data)
         leaves, rebuild = _flatten(data)
         signature = (tuple(None if a is None else (a.shape, a.dtype.str) for a in leaves),
-                     tuple(map(id, self.model._trainable_cache())))
+                     tuple(map(id, self.model.trainable_weights)))
         cached = self._cache.get(signature)
         if isinstance(cached, _Compiled) and cached.intact():
             self._cache.move_to_end(signature)
@@ -152,6 +152,7 @@ class _Compiled:
         self.trace = Trace(pending.entries, pending.inputs, recorder.keep)
         self.swaps = pending.swaps
         self.uses_step = "step" in recorder.step_inputs
+        self.counts = "iterations" in recorder.step_inputs   # an optimizer update ran
         self.uses_rate = "learning_rate" in recorder.step_inputs
         self.kind = kind
         self.result = pending.result   # its Tensors wrap trace buffers each replay refills
@@ -164,11 +165,11 @@ class _Compiled:
         optimizer = getattr(model, "optimizer", None)
         if self.uses_rate:
             inputs["learning_rate"] = optimizer.learning_rate
-        if self.uses_step:
-            inputs["step"] = optimizer.iterations + 1
+        if self.uses_step or self.counts:
+            inputs["step"] = inputs["iterations"] = optimizer.iterations + 1
         self.trace.run(batch, inputs)
-        if self.uses_step:
-            optimizer.iterations = inputs["step"]
+        if self.counts:
+            optimizer.iterations = inputs["iterations"]
         result = self.result
         if result is None:
             return None
