@@ -4,11 +4,13 @@ Usage:
     python benchmarks/run.py --quick                 # < 3 minutes on 2 cores
     python benchmarks/run.py --workloads W1,W4       # pick workloads
     python benchmarks/run.py --processes 3 --epochs 3  # the full protocol
+    python benchmarks/run.py --quick --jit           # also lamina with jit_compile=True
 
 Each (framework, workload) runs in fresh processes, round-robin with the order rotated
 (A B C / B C A / C A B), as the benchmark protocol prescribes (see the README). Reported: seconds per
 epoch (median, min, max over all timed epochs), microseconds per step, peak RSS, and the
-ratios lamina/PyTorch and lamina/NumPy-floor. PyTorch is optional; W5 runs it twice
+ratios lamina/PyTorch and lamina/NumPy-floor (with ``--jit`` also the row ``lamina-jit``,
+compile(jit_compile=True), with its ratio to eager lamina). PyTorch is optional; W5 runs it twice
 (``torch``: attention written by hand, ``torch-mha``: ``nn.MultiheadAttention``) and the
 lamina/PyTorch ratio is against the faster of the two.
 """
@@ -33,8 +35,8 @@ SAMPLES = {"W1": 60000, "W1-predict": 60000, "W2": 10000, "W3": 5000, "W4": 2000
 TORCH_PEERS = ("torch", "torch-mha")
 
 
-def frameworks_available():
-    names = ["lamina", "numpy"]
+def frameworks_available(jit=False):
+    names = ["lamina"] + (["lamina-jit"] if jit else []) + ["numpy"]
     if importlib.util.find_spec("torch") is not None:
         names[1:1] = list(TORCH_PEERS)
     return names
@@ -82,23 +84,24 @@ def print_table(all_rows):
           f"{platform.python_version()}, numpy {__import__('numpy').__version__}"
           + (f", torch {__import__('torch').__version__}" if importlib.util.find_spec("torch")
              else ""))
-    header = (f"{'workload':<11}{'framework':<10}{'s/epoch med':>12}{'min':>8}{'max':>8}"
-              f"{'us/step':>10}{'RSS MB':>8}{'warm-up loss':>13}{'vs torch':>9}{'vs numpy':>9}")
+    header = (f"{'workload':<11}{'framework':<11}{'s/epoch med':>12}{'min':>8}{'max':>8}"
+              f"{'us/step':>10}{'RSS MB':>8}{'warm-up loss':>13}{'vs torch':>9}{'vs numpy':>9}"
+              f"{'vs eager':>9}")
     print(header)
     print("-" * len(header))
     for workload, rows in all_rows.items():
-        lamina_median = rows.get("lamina", {}).get("median")
         references = {"numpy": rows.get("numpy", {}).get("median"), "torch": min(
-            (rows[peer]["median"] for peer in TORCH_PEERS if peer in rows), default=None)}
+            (rows[peer]["median"] for peer in TORCH_PEERS if peer in rows), default=None),
+            "lamina": rows.get("lamina", {}).get("median")}
         for name, row in rows.items():
             versus = {}
             for peer, reference in references.items():
-                if name == "lamina" and reference is not None:
-                    versus[peer] = f"{lamina_median / reference:.2f}x"
-            print(f"{workload:<11}{name:<10}{row['median']:>12.3f}{row['min']:>8.3f}"
+                if name.startswith("lamina") and reference is not None and peer != name:
+                    versus[peer] = f"{row['median'] / reference:.2f}x"
+            print(f"{workload:<11}{name:<11}{row['median']:>12.3f}{row['min']:>8.3f}"
                   f"{row['max']:>8.3f}{row['us_per_step']:>10.0f}{row['rss_mb']:>8.0f}"
                   f"{row['warmup_loss']:>13.4f}{versus.get('torch', ''):>9}"
-                  f"{versus.get('numpy', ''):>9}")
+                  f"{versus.get('numpy', ''):>9}{versus.get('lamina', ''):>9}")
 
 
 def main(argv=None):
@@ -107,16 +110,18 @@ def main(argv=None):
                         help="one process per framework, one timed epoch (< 3 min)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--frameworks", default=None,
-                        help="comma-separated subset of lamina,torch,torch-mha,numpy")
+                        help="comma-separated subset of lamina,lamina-jit,torch,torch-mha,numpy")
     parser.add_argument("--processes", type=int, default=None)
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--json", default=None, help="also write the results to this file")
+    parser.add_argument("--jit", action="store_true",
+                        help="also run lamina with compile(jit_compile=True) (lamina-jit)")
     args = parser.parse_args(argv)
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = [w for w in workloads if w not in WORKLOADS]
     if unknown:
         parser.error(f"unknown workloads {unknown}; known: {list(WORKLOADS)}")
-    frameworks = frameworks_available()
+    frameworks = frameworks_available(args.jit)
     if args.frameworks:
         wanted = args.frameworks.split(",")
         frameworks = [f for f in frameworks if f in wanted]

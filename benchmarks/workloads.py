@@ -3,7 +3,8 @@ protocol: see the README's Benchmarks section): data and per-framework runners.
 
 Each runner builds the model, runs one warm-up epoch, then ``epochs`` timed epochs, and
 returns ``{"times": [...], "warmup_loss": float, "unit": "epoch"}``. Frameworks:
-``lamina`` (public API: Sequential/compile/fit/predict), ``numpy`` (the hand-written floor)
+``lamina`` (public API: Sequential/compile/fit/predict; ``lamina-jit`` the same with
+``compile(jit_compile=True)``), ``numpy`` (the hand-written floor)
 and ``torch`` (plain eager loop, 2 threads; W5's attention written by hand), and
 ``torch-mha`` (W5 only: the same loop with ``nn.MultiheadAttention``).
 """
@@ -54,7 +55,7 @@ def _timed(run_epoch, epochs):
 
 
 # ---------------------------------------------------------------------------- lamina
-def run_lamina(workload, epochs):
+def run_lamina(workload, epochs, jit_compile=False):
     import lamina
     from lamina import layers
 
@@ -75,7 +76,8 @@ def run_lamina(workload, epochs):
     model = _lamina_encoder() if workload == "W5" else lamina.Sequential(stack)
     loss = "mse" if workload == "W4" else lamina.losses.SparseCategoricalCrossentropy(
         from_logits=True)
-    model.compile(optimizer=lamina.optimizers.Adam(learning_rate=1e-3), loss=loss)
+    model.compile(optimizer=lamina.optimizers.Adam(learning_rate=1e-3), loss=loss,
+                  jit_compile=jit_compile)
     batch = BATCH[workload]
     if workload == "W1-predict":
         def run_epoch():
@@ -263,5 +265,10 @@ def run_numpy(workload, epochs):
     return _timed(run_epoch, epochs)
 
 
-RUNNERS = {"lamina": run_lamina, "torch": run_torch, "torch-mha": run_torch_mha,
-           "numpy": run_numpy}
+def run_lamina_jit(workload, epochs):
+    """lamina with ``compile(jit_compile=True)`` (replayed traced steps)."""
+    return run_lamina(workload, epochs, jit_compile=True)
+
+
+RUNNERS = {"lamina": run_lamina, "lamina-jit": run_lamina_jit, "torch": run_torch,
+           "torch-mha": run_torch_mha, "numpy": run_numpy}

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..backends import ops
 from ..backends.autodiff import Tensor
+from ..backends.trace import host_check
 from .options import regularizers as regularizers_module
 from .options import weight_options
 from .base import LAYERS, Layer
@@ -63,12 +64,15 @@ class Embedding(Layer):
             raise ValueError(f"Layer '{self.name}' (Embedding) expects integer ids, got "
                              f"dtype {ids.dtype}")
         if ids.size:
-            low, high = int(ids.min()), int(ids.max())
-            if low < 0 or high >= self.input_dim:
-                raise ValueError(f"Layer '{self.name}' (Embedding) got id "
-                                 f"{low if low < 0 else high} outside [0, {self.input_dim}) "
-                                 f"(input_dim={self.input_dim})")
+            host_check(self._check_range, ids)   # a traced step checks every batch too
         return ids
+
+    def _check_range(self, ids):
+        low, high = int(ids.min()), int(ids.max())
+        if low < 0 or high >= self.input_dim:
+            raise ValueError(f"Layer '{self.name}' (Embedding) got id "
+                             f"{low if low < 0 else high} outside [0, {self.input_dim}) "
+                             f"(input_dim={self.input_dim})")
 
     def call(self, inputs):
         return ops.take(self.embeddings, self._ids(inputs), axis=0)

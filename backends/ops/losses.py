@@ -4,6 +4,7 @@ kernels, and from probabilities (binary, categorical, sparse categorical) in Ker
 clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
 
 from .. import state
+from ..trace import host_check
 from .core import data_of, index_data, record, unbroadcast
 from .activation_kernels import sigmoid as sigmoid_array
 from .shape import moveaxis
@@ -75,7 +76,7 @@ def sparse_softmax_cross_entropy(labels, logits):
     z = data_of(logits)
     classes = z.shape[-1]
     flat_labels = integer_labels(index_data(labels).reshape(-1)).astype("int64", copy=False)
-    check_sparse_labels(flat_labels, classes)
+    host_check(check_sparse_labels, flat_labels, classes)
     flat_logits = z.reshape(-1, classes)
     if flat_labels.shape[0] != flat_logits.shape[0]:
         raise ValueError(
@@ -181,7 +182,7 @@ def sparse_categorical_crossentropy_from_probs(labels, output):
     classes = p.shape[-1]
     flat_p = p.reshape(-1, classes)
     flat_labels = integer_labels(labels.reshape(-1))
-    check_sparse_labels(flat_labels, classes)
+    host_check(check_sparse_labels, flat_labels, classes)
     rows = xp.arange(flat_labels.shape[0])
     total = flat_p.sum(axis=-1)
     q = flat_p[rows, flat_labels] / total

@@ -31,6 +31,7 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
 from ...backends.registry import Registry
+from ...backends.trace import host_input
 from . import schedules as schedules_module
 from .packed_update import PackedGroup
 from .schedules import LearningRateSchedule
@@ -414,11 +415,12 @@ class Optimizer:
                 # Keras applies weight constraints right after each update, in place.
                 variable.data[...] = constraint(variable.data)
         self._iterations += 1
-        self._iterations_variable.data[...] = self._iterations
+        self._iterations_variable.data[...] = host_input("iterations", self._iterations)
 
     def _update_all(self, arrays, targets, records):
-        lr = self.learning_rate
-        step = self.iterations + 1
+        # inputs of a traced step (lamina.backends.trace); plain numbers otherwise
+        lr = host_input("learning_rate", self.learning_rate)
+        step = host_input("step", self.iterations + 1)
         self._before_updates(step)
         group = self._packed_group(targets, records)
         if group is not None:

@@ -57,11 +57,12 @@ class PackedGroup:
     def intact(self):
         """False once anything replaced a variable's or slot's array (not in place)."""
         params = self.params
-        if not all(v.data.base is params for v in self.variables):
+        params = _owner(params)
+        if not all(_owner(v.data) is params for v in self.variables):
             return False
-        bases = [flat.data for flat in self.slots]
+        bases = [_owner(flat.data) for flat in self.slots]
         count = len(bases)
-        return all(slot.data.base is bases[i % count]
+        return all(_owner(slot.data) is bases[i % count]
                    for i, slot in enumerate(self.slot_variables)) if count else True
 
     def update(self, optimizer, gradients, learning_rate, step):
@@ -70,6 +71,14 @@ class PackedGroup:
             view[...] = gradient
         optimizer.update_rule(self.params, self.gradients, self.slots, learning_rate, step,
                           self.decay)
+
+
+def _owner(array):
+    """The array owning ``array``'s memory (a traced step views state through a subclass
+    view, whose base is the variable's own view)."""
+    while array.base is not None:
+        array = array.base
+    return array
 
 
 def _rehome(array, flat, start, stop):

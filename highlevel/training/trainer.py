@@ -21,6 +21,7 @@ from .. import optimizers as optimizers_module
 from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
+from .compiled_step import CompiledStep
 from . import data_adapters
 from .arguments import check_count, check_fit_arguments, check_verbose
 
@@ -89,6 +90,9 @@ class Trainer:
                                 "weighted_metrics": _serializable(weighted_metrics)}
         self.compiled = True
         self.stop_training = False
+        # jit_compile=True: steps replayed from traces ("auto" and None stay eager)
+        self.jit_compile = jit_compile is True
+        self._jit_steps = {} if self.jit_compile else None
 
     def _output_names_for_compile(self):
         graph = getattr(self, "_graph", None)
@@ -188,6 +192,16 @@ class Trainer:
         with no_grad():
             return self(x, training=False)
 
+    def _step_function(self, kind):
+        """The ``kind`` step (``"train"``, ``"test"``, ``"predict"``) the loops call: a
+        :class:`CompiledStep` with ``jit_compile=True``, else the method itself."""
+        steps = getattr(self, "_jit_steps", None)
+        if steps is None:
+            return getattr(self, f"{kind}_step")
+        if kind not in steps:
+            steps[kind] = CompiledStep(self, kind)
+        return steps[kind]
+
     def _trainable_cache(self):
         # fit() refreshes this list at each epoch start, so a step does not walk the layers.
         cached = self._step_variables
@@ -280,7 +294,7 @@ class Trainer:
                     data.epoch(epoch_key if shuffle else None))
                 for step, batch in enumerate(batches):
                     callback_list.on_train_batch_begin(step)
-                    logs = self._step_logs(self.train_step(batch))
+                    logs = self._step_logs(self._step_function("train")(batch))
                     callback_list.on_train_batch_end(step, logs)
                     if self.stop_training:
                         break
@@ -330,7 +344,7 @@ class Trainer:
             for step, batch in enumerate(batches):
                 if callback_list is not None:
                     callback_list.on_test_batch_begin(step)
-                step_logs = self.test_step(batch)
+                step_logs = self._step_function("test")(batch)
                 if callback_list is not None:    # Keras: the loss and metrics so far
                     callback_list.on_test_batch_end(step, self._step_logs(step_logs))
         logs = self._step_logs(step_logs)
@@ -357,7 +371,7 @@ class Trainer:
         with closing(self._this_process_batches(data.epoch())) as batches:
             for step, batch in enumerate(batches):
                 callback_list.on_predict_batch_begin(step)
-                outputs = flatten(self.predict_step(batch))
+                outputs = flatten(self._step_function("predict")(batch))
                 arrays = [backend.to_numpy(o.data) for o in outputs]
                 if collected is None:
                     collected = [[] for _ in arrays]
@@ -381,7 +395,7 @@ class Trainer:
         self._require_compiled("train_on_batch")
         batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight, class_weight)
         self.reset_metrics()
-        logs = self._step_logs(self.train_step(batch))
+        logs = self._step_logs(self._step_function("train")(batch))
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -389,7 +403,7 @@ class Trainer:
         self._require_compiled("test_on_batch")
         batch = data_adapters.single_batch(self._data_spec(), x, y, sample_weight)
         self.reset_metrics()
-        logs = self._step_logs(self.test_step(batch))
+        logs = self._step_logs(self._step_function("test")(batch))
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
