@@ -57,6 +57,7 @@ def _shifted(x, by, xp):
 
 
 def _logaddexp3(a, b, c, xp):
+    """``log(exp(a) + exp(b) + exp(c))``, elementwise."""
     return xp.logaddexp(xp.logaddexp(a, b), c)
 
 
@@ -76,7 +77,8 @@ def _forward_backward(log_probs, states, skip, target_length, output_length, xp)
                                _shifted(previous, 2, xp) + no_skip, xp) + emit[t]
         alphas.append(previous)
     rows, last = xp.arange(batch), 2 * target_length
-    ends = xp.stack([start] + alphas)[output_length, rows]
+    alphas = xp.stack([start] + alphas)          # alphas[t + 1]: after frame t
+    ends = alphas[output_length, rows]
     before_last = xp.where(target_length > 0, ends[rows, xp.maximum(last - 1, 0)], -np.inf)
     log_likelihood = xp.logaddexp(ends[rows, last], before_last)
     index = xp.arange(width)[None, :]
@@ -94,7 +96,7 @@ def _forward_backward(log_probs, states, skip, target_length, output_length, xp)
         following = xp.where((output_length == t + 1)[:, None], final, following)
         following = xp.where((output_length <= t)[:, None], -np.inf, following)
         betas[t] = following
-    return xp.stack(alphas), xp.stack(betas), log_likelihood
+    return alphas[1:], xp.stack(betas), log_likelihood
 
 
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
