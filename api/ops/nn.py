@@ -14,6 +14,7 @@ from lamina.backends.ops import (average_pool, batch_normalization,  # noqa: F40
                                  softsign, space_to_depth, sparse_categorical_crossentropy,
                                  sparse_plus, sparse_sigmoid, sparse_softmax_cross_entropy,
                                  sparsemax, squareplus, swish, tanh_shrink, threshold)
+from lamina.backends.ops import ctc_decode, ctc_loss  # noqa: F401
 
 __all__ = [
     "average_pool", "batch_normalization", "batch_normalization_train",
@@ -27,4 +28,5 @@ __all__ = [
     "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid",
     "sparse_softmax_cross_entropy", "sparsemax", "squareplus", "swish", "tanh_shrink",
     "threshold",
+    "ctc_decode", "ctc_loss",
 ]

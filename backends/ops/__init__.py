@@ -25,6 +25,7 @@ from .creation import (arange, bartlett, blackman, diag, diagflat, empty, empty_
                        full, full_like, geomspace, hamming, hanning, identity, kaiser,
                        linspace, logspace, meshgrid, ones, ones_like, tri, tril, triu,
                        vander, zeros, zeros_like)
+from .ctc import ctc_decode, ctc_loss
 from .elementwise import (abs, absolute, angle, arccos, arccosh, arcsin, arcsinh, arctan,
                           arctanh, cbrt, ceil, conj, conjugate, cos, cosh, deg2rad, erf,
                           erfc, exp, exp2, expm1, fabs, floor, imag, log, log10, log1p,
@@ -85,6 +86,7 @@ __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
     "clip", "concatenate", "cond", "conj", "conjugate", "conv", "conv_transpose",
     "convert_to_numpy", "convert_to_tensor", "copy", "cos", "cosh", "count_nonzero",
     "cross", "cumprod", "cumsum", "custom_gradient", "deg2rad", "dense", "depth_to_space",
+    "ctc_decode", "ctc_loss",
     "depthwise_conv", "det", "diag", "diagflat", "diagonal", "diff", "digitize", "divide",
     "divide_no_nan", "dot", "dot_product_attention", "dropout", "dsplit", "dstack", "dtype",
     "eig", "eigh", "einsum", "elu", "empty", "empty_like", "equal", "erf", "erfc", "exp",

@@ -15,6 +15,7 @@ Example:
     >>> losses.get("mse")                      # MeanSquaredError()
 """
 
+from .ctc import CTC, ctc
 from .hinge import CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge, squared_hinge
 from .loss import LOSS_FUNCTIONS, LOSSES, Loss, LossFunctionWrapper
 from .metric_learning import Circle, circle
@@ -58,6 +59,7 @@ _FUNCTIONS = {
     "categorical_generalized_cross_entropy": categorical_generalized_cross_entropy,
     "categorical_hinge": categorical_hinge, "cosine_similarity": cosine_similarity,
     "dice": dice, "tversky": tversky, "circle": circle,
+    "ctc": ctc,
 }
 _CLASS_OF_FUNCTION = {
     mean_squared_error: MeanSquaredError, mean_absolute_error: MeanAbsoluteError,
@@ -72,6 +74,7 @@ _CLASS_OF_FUNCTION = {
     categorical_generalized_cross_entropy: CategoricalGeneralizedCrossEntropy,
     categorical_hinge: CategoricalHinge, cosine_similarity: CosineSimilarity, dice: Dice,
     tversky: Tversky, circle: Circle,
+    ctc: CTC,
 }
 for _cls in (LossFunctionWrapper, *_CLASS_OF_FUNCTION.values()):
     LOSSES.add(_cls.__name__, _cls)
@@ -142,6 +145,7 @@ __all__ = [
     "hinge", "huber", "kl_divergence", "log_cosh", "mean_absolute_error",
     "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error",
     "poisson",
+    "CTC", "ctc",
     "reduce_weighted_values", "serialize", "sparse_categorical_crossentropy",
     "squared_hinge", "tversky",
 ]
