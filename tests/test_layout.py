@@ -184,33 +184,9 @@ def test_no_module_level_import_cycles():
     assert not cycles, "module-level import cycles:\n" + "\n".join(cycles)
 
 
-# Cycles closed only by an import inside a function, and why they stay for now.
-FUNCTION_LEVEL_CYCLES_ALLOWED = {
-    "lamina.highlevel.export.onnx -> lamina.highlevel.export.onnx_layers -> "
-    "lamina.highlevel.export.onnx": "onnx imports its converter modules when it first "
-    "exports, so that they register (a converter registry module of its own would end it)",
-    "lamina.highlevel.export.onnx -> lamina.highlevel.export.onnx_sequence -> "
-    "lamina.highlevel.export.onnx": "as above",
-    "lamina.highlevel.saving.keras_serialization -> lamina.highlevel.saving.model_file -> "
-    "lamina.highlevel.saving.keras_zip -> lamina.highlevel.saving.keras_serialization":
-    "model_file dispatches .keras paths to keras_zip, which builds on it (a suffix -> "
-    "format registry would end it)",
-    "lamina.highlevel.saving.model_file -> lamina.highlevel.saving.keras_zip -> "
-    "lamina.highlevel.saving.model_file": "as above",
-    "lamina.highlevel.saving.keras_zip -> lamina.highlevel.saving.weights_file -> "
-    "lamina.highlevel.saving.keras_zip": "as above (load_weights of a .keras archive)",
-}
-
-
 def test_no_import_cycles_through_function_level_imports():
-    cycles = [cycle for cycle in import_cycles(module_level_only=False)
-              if cycle not in FUNCTION_LEVEL_CYCLES_ALLOWED]
+    cycles = import_cycles(module_level_only=False)
     assert not cycles, "import cycles (function-level imports included):\n" + "\n".join(cycles)
-
-
-def test_the_cycle_allow_list_is_needed():
-    stale = set(FUNCTION_LEVEL_CYCLES_ALLOWED) - set(import_cycles(module_level_only=False))
-    assert not stale, f"FUNCTION_LEVEL_CYCLES_ALLOWED entries no longer cycles: {stale}"
 
 
 def line_count(path):

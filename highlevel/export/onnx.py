@@ -2,7 +2,7 @@
 
 The model's functional graph is walked once in execution order; each layer call becomes a
 few ONNX nodes, emitted by the converter registered for the layer's class (see
-:mod:`.onnx_layers` and :mod:`.onnx_sequence`). Layers run in inference mode: Dropout and
+:mod:`.onnx_registry`, :mod:`.onnx_layers` and :mod:`.onnx_sequence`). Layers run in inference mode: Dropout and
 noise layers are identities, BatchNormalization uses its moving statistics. The batch
 dimension (and any other ``None`` dimension) stays dynamic; graph inputs are named after
 the model's input layers and outputs after the layers that produce them.
@@ -18,6 +18,8 @@ import numpy as np
 
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor
+from . import onnx_layers, onnx_sequence  # noqa: F401  (importing them registers the converters)
+from .onnx_registry import CONVERTERS, ExportError, unsupported
 
 OPSET = 17
 
@@ -32,40 +34,12 @@ def require_onnx():
     return onnx
 
 
-class ExportError(ValueError):
-    """A model or layer that ONNX export cannot express."""
-
-
-def unsupported(layer, why):
-    """An :class:`ExportError` naming ``layer`` and why it cannot be exported."""
-    return ExportError(f"ONNX export: layer '{layer.name}' ({type(layer).__name__}) cannot "
-                       f"be exported: {why}")
-
-
-CONVERTERS = {}
-
-
-def converts(*classes):
-    """Register the decorated converter for ``classes`` (exact types)."""
-    def register(function):
-        for cls in classes:
-            CONVERTERS[cls] = function
-        return function
-    return register
-
-
 def converter_for(layer):
     """The converter of ``layer``'s class, or an error naming the layer."""
-    from . import onnx_layers, onnx_sequence  # noqa: F401  (they register the converters)
     try:
         return CONVERTERS[type(layer)]
     except KeyError:
         raise unsupported(layer, "no ONNX converter for this layer class") from None
-
-
-def weight(variable):
-    """A weight's value as float32 NumPy."""
-    return np.asarray(variable.numpy(), dtype=np.float32)
 
 
 class GraphBuilder:

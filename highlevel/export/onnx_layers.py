@@ -1,7 +1,7 @@
 """ONNX converters of the feed-forward layers: a converter is ``fn(builder, layer, inputs,
 shapes, node) -> [output names]`` (``inputs``: the value names of the call's tensors,
 ``shapes``: their symbolic shapes), registered for exact layer classes with
-:func:`.onnx.converts`. Recurrent layers and attention are in :mod:`.onnx_sequence`.
+:func:`.onnx_registry.converts`. Recurrent layers and attention are in :mod:`.onnx_sequence`.
 
 Convolutions and pooling run channels-first in ONNX: the input is transposed to NC...,
 the op runs, the result is transposed back, so the graph's tensors keep Keras' layout.
@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import layers as L
 from ...layers.options import activations as activations_module
-from .onnx import converts, unsupported, weight
+from .onnx_registry import converts, unsupported, weight
 
 # ------------------------------------------------------------------ activations
 def _gelu(b, x, hint):

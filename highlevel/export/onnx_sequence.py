@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ... import layers as L
-from .onnx import converts, unsupported, weight
+from .onnx_registry import converts, unsupported, weight
 
 _INT64_MIN = np.iinfo(np.int64).min
 _RNN_ACTIVATIONS = {"sigmoid": ("Sigmoid", None, None), "tanh": ("Tanh", None, None),

@@ -3,7 +3,7 @@
 from .model import Model
 from .cloning import clone_model
 from ..saving.keras_serialization import model_from_json
-from ..saving.model_file import from_bytes, load_model
+from ..saving.saving_api import from_bytes, load_model
 from .sequential import Sequential
 
 __all__ = ["Model", "Sequential", "clone_model", "from_bytes", "load_model", "model_from_json"]

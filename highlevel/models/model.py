@@ -226,21 +226,21 @@ class Model(Trainer, Layer):
         """Write the model (architecture, weights, compile and optimizer state),
         atomically: Keras 3's ``.keras`` zip for a ``.keras`` path, else an HDF5 file in
         Keras' legacy ``.h5`` layout."""
-        from ..saving import model_file as saving
-        saving.save_model(self, filepath, overwrite=overwrite,
-                          include_optimizer=include_optimizer)
+        from ..saving import saving_api
+        saving_api.save_model(self, filepath, overwrite=overwrite,
+                              include_optimizer=include_optimizer)
 
     def save_weights(self, filepath, overwrite=True):
         """Write the weights: Keras 3's layout for ``*.weights.h5``, the legacy one else."""
-        from ..saving import weights_file as weights_files
-        weights_files.save_weights(self, filepath, overwrite=overwrite)
+        from ..saving import saving_api
+        saving_api.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, by_name=False, skip_mismatch=False):
         """Load weights from either layout (detected from the file) or a full-model file;
         returns a ``LoadReport`` when ``by_name`` or ``skip_mismatch`` is set."""
-        from ..saving import weights_file as weights_files
-        return weights_files.load_weights(self, filepath, by_name=by_name,
-                                          skip_mismatch=skip_mismatch)
+        from ..saving import saving_api
+        return saving_api.load_weights(self, filepath, by_name=by_name,
+                                       skip_mismatch=skip_mismatch)
 
     def export(self, filepath, format="onnx", verbose=True, input_signature=None, **kwargs):
         """Write the model for serving: ``format="onnx"`` (the ``[onnx]`` extra; inference

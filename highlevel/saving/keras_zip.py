@@ -34,6 +34,7 @@ from . import h5io as integrity
 from . import (keras_archive, keras_assets, keras_format, keras_serialization, model_config,
                model_file, optimizer_state, weights_file as weights_files)
 from .errors import CorruptFileError, UnsupportedFormatError, describe
+from .object_registration import CustomObjectScope
 
 FORMAT_VERSION = 1
 LAMINA_KEY = "lamina"
@@ -143,6 +144,13 @@ def open_weights(source):
     return _open_inner(members, path)
 
 
+def load_weights(model, filepath, by_name=False, skip_mismatch=False):
+    """``model.load_weights("m.keras")``: the weights (and optimizer state) of the
+    archive's ``model.weights.h5``, as :func:`weights_file.load_weights` reads them."""
+    return weights_files.load_weights(model, filepath, by_name, skip_mismatch,
+                                      opener=open_weights)
+
+
 def read_keras_file(source):
     """Read and verify a ``.keras`` archive into a :class:`KerasFile`."""
     members, path = keras_archive.read_archive(source)
@@ -166,6 +174,11 @@ def read_keras_file(source):
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """A model from a ``.keras`` archive (lamina's or Keras'): rebuilt from config.json,
     its weights assigned, compiled with its optimizer state when ``compile``."""
+    with CustomObjectScope(custom_objects or {}):     # as model_file.load_model
+        return _load_model(filepath, custom_objects, compile, safe_mode)
+
+
+def _load_model(filepath, custom_objects, compile, safe_mode):
     found = read_keras_file(filepath)
     stored = sum(int(a.size) for item in found.content.values() for a in item.arrays)
     model = keras_serialization.load_model_document(
@@ -188,4 +201,4 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 
 __all__ = ["FORMAT_VERSION", "KerasFile", "archive_members", "is_keras_zip", "load_model",
-           "open_weights", "read_keras_file", "save_model", "to_bytes"]
+           "load_weights", "open_weights", "read_keras_file", "save_model", "to_bytes"]

@@ -1,6 +1,6 @@
 """Full-model HDF5 checkpoints in Keras' legacy layout: ``model.save("m.h5")`` and
-``lamina.load_model("m.h5")``; in-memory copies (``to_bytes`` / ``from_bytes``), and the
-pickle / deepcopy support of :class:`Model` built on them.
+``lamina.load_model("m.h5")``; in-memory copies (``to_bytes``, read back by
+``load_model``), and the pickle / deepcopy support of :class:`Model` built on them.
 
 File layout (Keras 3's legacy ``.h5``, readable by ``keras.models.load_model``)::
 
@@ -20,7 +20,6 @@ Errors are the documented :mod:`checkpoint_errors` (re-exported here).
 
 import importlib
 import json
-import os
 import pickle
 
 import numpy as np
@@ -79,13 +78,10 @@ def write_model(handle, model, include_optimizer=True):
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
-    """``model.save(filepath)``: architecture, weights and compile/optimizer state, written
-    atomically (a temporary file in the same folder, then ``os.replace``): Keras 3's zip
-    for a ``.keras`` path (:mod:`keras_zip`), the legacy HDF5 layout otherwise."""
-    if str(os.fspath(filepath)).endswith(".keras"):
-        from . import keras_zip      # keras_zip builds on this module
-        keras_zip.save_model(model, filepath, overwrite, include_optimizer)
-        return
+    """``model.save("m.h5")``: architecture, weights and compile/optimizer state in the
+    legacy HDF5 layout, written atomically (a temporary file in the same folder, then
+    ``os.replace``). :func:`saving_api.save_model` sends ``.keras`` paths to
+    :mod:`keras_zip` instead."""
     with integrity.h5_writer(filepath, overwrite) as handle:
         write_model(handle, model, include_optimizer)
 
@@ -226,20 +222,9 @@ def adopt_seed(seed):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """Rebuild a model saved by ``model.save`` (or by Keras' ``model.save("x.h5")``).
-
-    Args:
-        filepath: path of a ``.keras`` or ``.h5`` file (or the bytes of one); a zip
-            archive is read as ``.keras`` (:mod:`keras_zip`), anything else as HDF5.
-        custom_objects: ``{name: class or function}`` for custom layers, models, losses,
-            metrics and Lambda functions.
-        compile: compile the model with the stored training config and restore the
-            optimizer state (iteration counter and slots).
-        safe_mode: refuse Lambda layers whose function is stored as code (Keras'
-            ``__lambda__``), as Keras does; lamina never evaluates stored code either way.
-    Raises:
-        One of the :mod:`checkpoint_errors`, naming the file (and the layer).
-    """
+    """Rebuild a model saved by ``model.save("m.h5")`` (or by Keras' ``model.save("x.h5")``)
+    from that path or the bytes of such a file; the arguments and errors are those of
+    :func:`saving_api.load_model`, which sends zip archives to :mod:`keras_zip` instead."""
     # Keras: the custom objects resolve everywhere inside the load, also where a config
     # names them deep down (a custom activation function of a Dense).
     with CustomObjectScope(custom_objects or {}):
@@ -247,9 +232,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 
 def _load_model(filepath, custom_objects, compile, safe_mode):
-    from . import keras_zip          # keras_zip builds on this module
-    if keras_zip.is_keras_zip(filepath):
-        return keras_zip.load_model(filepath, custom_objects, compile, safe_mode)
     content = read_source(filepath)
     source = content.source
     model = model_config.build_model(
@@ -268,13 +250,6 @@ def _load_model(filepath, custom_objects, compile, safe_mode):
                 optimizer_state.apply(model, optimizer_plan)
         adopt_seed(content.seed)
     return model
-
-
-def from_bytes(data, custom_objects=None, compile=True):
-    """A model from bytes made by ``model.to_bytes()`` (an in-memory HDF5 file)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"from_bytes expects bytes, got {type(data).__name__}")
-    return load_model(bytes(data), custom_objects=custom_objects, compile=compile)
 
 
 def restore_from_checkpoint(model, filepath):
@@ -417,7 +392,7 @@ def pickled_state(model):
 def rebuild(data, references):
     """Unpickling entry point of :meth:`Model.__reduce__`: the model from its HDF5 bytes,
     custom objects imported by name (:func:`resolve_references`)."""
-    return from_bytes(data, custom_objects=resolve_references(references))
+    return load_model(data, custom_objects=resolve_references(references))
 
 
 def reduce_model(model):
@@ -428,12 +403,12 @@ def reduce_model(model):
 
 def deepcopy_model(model):
     """``Model.__deepcopy__``: a save/load round trip in memory."""
-    return from_bytes(to_bytes(model), custom_objects=custom_objects_of(model))
+    return load_model(to_bytes(model), custom_objects=custom_objects_of(model))
 
 
 __all__ = ["CheckpointError", "CheckpointNotFoundError", "ConfigError", "CorruptFileError",
            "MissingConfigError", "NotHDF5Error", "TruncatedFileError", "UnknownClassError",
-           "UnsupportedFormatError", "WeightMismatchError", "deepcopy_model", "from_bytes",
+           "UnsupportedFormatError", "WeightMismatchError", "deepcopy_model",
            "import_reference", "load_model", "pickled_state", "read_source", "rebuild",
            "reduce_model", "resolve_references", "restore_from_checkpoint", "save_model",
            "to_bytes", "training_config"]

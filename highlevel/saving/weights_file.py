@@ -556,17 +556,16 @@ def read_weights_content(opened):
     return layout, (layers, top)
 
 
-def load_weights(model, filepath, by_name=False, skip_mismatch=False):
+def load_weights(model, filepath, by_name=False, skip_mismatch=False, opener=None):
     """``model.load_weights(filepath, by_name, skip_mismatch)`` for both layouts and for
-    full-model files; see the module docstring."""
-    from . import keras_zip, optimizer_state
+    full-model files; see the module docstring. ``opener(filepath)`` opens the HDF5 file
+    (default :func:`h5io.open_h5`; :mod:`keras_zip` passes the opener of the weights
+    inside a ``.keras`` archive)."""
+    from . import optimizer_state
     if not model.built:
         raise ValueError(f"model '{model.name}' has no weights yet: build it (call it on "
                          "data, or give it an Input) before load_weights")
-    if keras_zip.is_keras_zip(filepath):
-        opened = keras_zip.open_weights(filepath)
-    else:
-        opened = integrity.open_h5(filepath)
+    opened = (opener or integrity.open_h5)(filepath)
     try:
         layout, content = integrity.guarded(opened, lambda: read_weights_content(opened),
                                             "the weights")

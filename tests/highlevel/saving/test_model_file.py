@@ -18,7 +18,7 @@ import pytest
 import lamina
 from harness.saving import assert_same_predictions, data, mlp
 from lamina import layers
-from lamina.highlevel.saving import model_file as saving
+from lamina.highlevel.saving import model_file as saving, saving_api
 from lamina.highlevel.saving.errors import UnknownClassError, UnsupportedFormatError
 from lamina.layers.base import LAYERS, Layer
 
@@ -484,9 +484,11 @@ def test_resumed_training_is_bit_identical(tmp_path, optimizer):
 
 
 def test_saving_module_exports():
-    assert lamina.load_model is saving.load_model
-    assert lamina.models.load_model is saving.load_model
-    assert lamina.models.from_bytes is saving.from_bytes
+    # saving_api chooses the format (.keras archive or HDF5) for every public entry point.
+    for load_model in (lamina.load_model, lamina.models.load_model, lamina.saving.load_model):
+        assert load_model is saving_api.load_model
+    assert lamina.models.from_bytes is saving_api.from_bytes
+    assert lamina.saving.save_model is saving_api.save_model
 
 
 def test_resume_is_bit_identical_with_a_seeded_dropout_layer(tmp_path):
