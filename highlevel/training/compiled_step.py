@@ -21,6 +21,7 @@ import numpy as np
 
 from ...backends.autodiff import Tensor, wrap
 from ...backends.trace import Recorder, Trace, TracedArray, active, recording
+from ..distribution import training_hook as distribution_hook
 
 #: Traces kept per step kind; the least recently used is dropped beyond this.
 MAX_TRACES = 8
@@ -54,6 +55,9 @@ class CompiledStep:
 
     def __call__(self, data):
         step = self._step_function()
+        if self.fallback_reason is None and distribution_hook.current() is not None:
+            self._fall_back("data-parallel training is active (its gradient allreduce and "
+                            "synchronized statistics are collectives a replay cannot repeat)")
         if self.fallback_reason is not None:
             return step(data)
         leaves, rebuild = _flatten(data)

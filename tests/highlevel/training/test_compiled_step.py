@@ -191,3 +191,22 @@ def test_auto_and_default_stay_eager():
         model, _, _, options = _mlp()
         model.compile(jit_compile=value, **options)
         assert model.jit_compile is False and model._jit_steps is None
+
+
+def test_data_parallel_training_falls_back_with_one_warning(monkeypatch):
+    """A replay cannot repeat the gradient allreduce (a collective, not a kernel call), so
+    with a data-parallel hook active the step runs eagerly after one warning."""
+    from lamina.distribution import SingleProcessCommunicator
+    from lamina.highlevel.distribution import training_hook
+
+    hook = training_hook.DataParallelHook(SingleProcessCommunicator())
+    monkeypatch.setattr(training_hook, "current", lambda: hook)
+    model, x, y, options = _mlp()
+    model.compile(jit_compile=True, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JitFallbackWarning)
+        for _ in range(4):
+            model.train_on_batch(x[:16], y[:16])
+    messages = [str(w.message) for w in caught if issubclass(w.category, JitFallbackWarning)]
+    assert len(messages) == 1 and "data-parallel" in messages[0]
+    assert model._jit_steps["train"].replays == 0
