@@ -56,14 +56,22 @@ class PackedGroup:
 
     def intact(self):
         """False once anything replaced a variable's or slot's array (not in place)."""
-        params = self.params
-        params = _owner(params)
+        if self._views_of(self.params, self.variables) and all(
+                self._views_of(flat.data, self.slot_variables[i::len(self.slots)])
+                for i, flat in enumerate(self.slots)):
+            return True
+        params = _owner(self.params)       # a traced step's arrays view the state's views
         if not all(_owner(v.data) is params for v in self.variables):
             return False
         bases = [_owner(flat.data) for flat in self.slots]
         count = len(bases)
         return all(_owner(slot.data) is bases[i % count]
                    for i, slot in enumerate(self.slot_variables)) if count else True
+
+    @staticmethod
+    def _views_of(flat, variables):
+        # The eager step's fast check: every array is a view of the flat buffer itself.
+        return all(v.data.base is flat for v in variables)
 
     def update(self, optimizer, gradients, learning_rate, step):
         """Copy ``gradients`` into the flat buffer and run one optimizer update."""
