@@ -19,7 +19,7 @@ def standardize_reduction(reduction):
     return reduction
 
 
-def _align_weights(weights, values):
+def align_weights(weights, values):
     """Keras' rank alignment of ``sample_weight`` to the losses, then trailing axes added
     so that a per-sample weight broadcasts over per-timestep losses."""
     received = tuple(weights.shape)
@@ -53,12 +53,12 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
             sample_weight.requires_grad else as_engine_array(sample_weight)
         weights = cast_to(weights, dtype)
         if mask is not None:
-            mask_aligned, weights = _align_weights(weights, mask)
+            mask_aligned, weights = align_weights(weights, mask)
             weights = ops.multiply(weights, mask_aligned)
     else:
         weights = mask
     if weights is not None:
-        values, weights = _align_weights(weights, values)
+        values, weights = align_weights(weights, values)
         values = ops.multiply(values, weights)
     if reduction is None or reduction == "none" or values.ndim == 0:
         return values

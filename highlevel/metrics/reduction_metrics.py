@@ -6,6 +6,7 @@ import sys
 from ...backends.autodiff import Tensor, no_grad
 from ...backends.registry import Registry
 from ..losses.loss_utils import keras_mask_array, squeeze_or_expand_to_same_rank
+from ..losses.reduction import align_weights
 from .metric import Metric, engine_array, float_array, result_value, samplewise
 
 METRIC_FUNCTIONS = Registry("metric function")
@@ -75,9 +76,7 @@ class MeanMetricWrapper(Mean):
             if sample_weight is None:
                 sample_weight = mask
             else:
-                mask, weights = squeeze_or_expand_to_same_rank(
-                    mask, float_array(sample_weight, mask.dtype))
-                weights = weights.reshape(weights.shape + (1,) * (mask.ndim - weights.ndim))
+                mask, weights = align_weights(float_array(sample_weight, mask.dtype), mask)
                 sample_weight = weights * mask
         super().update_state(values.data if isinstance(values, Tensor) else values,
                              sample_weight)

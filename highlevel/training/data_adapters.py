@@ -17,6 +17,7 @@ from ...backends import state
 from ...backends.autodiff import Tensor
 from ...backends.ops.losses import integer_labels
 from ...backends.random import derived_generator
+from ..utils.keras_tensors import unpack_batch
 from ..utils.py_dataset import ordered_batches
 
 
@@ -208,20 +209,6 @@ def is_generator_like(value):
     """True for iterators/generators yielding batches."""
     return hasattr(value, "__next__") or (hasattr(value, "__iter__") and not
                                           _is_array_like(value) and not is_sequence_like(value))
-
-
-def unpack_batch(batch):
-    """A yielded batch ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` as a triple."""
-    if isinstance(batch, tuple):
-        if len(batch) == 1:
-            return batch[0], None, None
-        if len(batch) == 2:
-            return batch[0], batch[1], None
-        if len(batch) == 3:
-            return batch
-        raise ValueError(f"a batch must be x, (x, y) or (x, y, sample_weight); got a tuple "
-                         f"of {len(batch)}")
-    return batch, None, None
 
 
 def sequence_batches(dataset, count):

@@ -53,21 +53,27 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     return (x, y, sample_weight)
 
 
+def unpack_batch(batch):
+    """A batch ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` as the triple
+    ``(x, y, sample_weight)`` (missing parts None; a list is one ``x``, as ``fit`` reads a
+    generator's batches)."""
+    if not isinstance(batch, tuple):
+        return batch, None, None
+    if len(batch) == 1:
+        return batch[0], None, None
+    if len(batch) == 2:
+        return batch[0], batch[1], None
+    if len(batch) == 3:
+        return batch
+    raise ValueError(f"a batch must be x, (x,), (x, y) or (x, y, sample_weight); got a "
+                     f"tuple of {len(batch)} elements")
+
+
 def unpack_x_y_sample_weight(data):
     """``(x, y, sample_weight)`` from ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, w)``
-    (missing parts are None), as ``keras.utils.unpack_x_y_sample_weight``."""
-    if isinstance(data, list):
-        data = tuple(data)
-    if not isinstance(data, tuple):
-        return data, None, None
-    if len(data) == 1:
-        return data[0], None, None
-    if len(data) == 2:
-        return data[0], data[1], None
-    if len(data) == 3:
-        return data
-    raise ValueError(f"unpack_x_y_sample_weight expects (x,), (x, y) or (x, y, "
-                     f"sample_weight); got a tuple of {len(data)} elements")
+    (missing parts are None), as ``keras.utils.unpack_x_y_sample_weight`` (which reads a
+    list as a tuple)."""
+    return unpack_batch(tuple(data) if isinstance(data, list) else data)
 
 
 def standardize_dtype(dtype=None):
@@ -90,4 +96,5 @@ def standardize_dtype(dtype=None):
 
 
 __all__ = ["clear_session", "get_source_inputs", "is_keras_tensor",
-           "pack_x_y_sample_weight", "standardize_dtype", "unpack_x_y_sample_weight"]
+           "pack_x_y_sample_weight", "standardize_dtype", "unpack_batch",
+           "unpack_x_y_sample_weight"]
