@@ -13,7 +13,9 @@ Example:
     3.0
 """
 
-import contextlib
+import functools
+import itertools
+import operator
 import threading
 
 import numpy as np
@@ -41,27 +43,38 @@ def is_recording():
     return not _threads_not_recording[0] or _recording.on
 
 
-@contextlib.contextmanager
-def no_grad():
+class no_grad:
     """Context manager that turns graph recording off (inference, optimizer updates) in
-    the calling thread; other threads keep recording.
+    the calling thread; other threads keep recording. Also usable as a decorator.
 
     Example:
         >>> with lamina.no_grad():
         ...     y = model(x)   # no graph is kept
     """
-    if not _recording.on:  # nested: this thread is counted already
-        yield
-        return
-    with _count_lock:
-        _threads_not_recording[0] += 1
-    _recording.on = False
-    try:
-        yield
-    finally:
-        _recording.on = True
-        with _count_lock:
-            _threads_not_recording[0] -= 1
+
+    # A class, not a generator context manager: the training step enters one per batch.
+    __slots__ = ("_counted",)
+
+    def __enter__(self):
+        self._counted = _recording.on   # nested: this thread is counted already
+        if self._counted:
+            with _count_lock:
+                _threads_not_recording[0] += 1
+            _recording.on = False
+
+    def __exit__(self, *exc_info):
+        if self._counted:
+            _recording.on = True
+            with _count_lock:
+                _threads_not_recording[0] -= 1
+        return False
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def without_graph(*args, **kwargs):
+            with no_grad():
+                return function(*args, **kwargs)
+        return without_graph
 
 
 class Node:
@@ -72,13 +85,19 @@ class Node:
     returns one gradient array (or ``None``) per input, already reduced to its shape.
     """
 
-    __slots__ = ("inputs", "backward", "name", "needs")
+    __slots__ = ("inputs", "backward", "name", "needs", "order")
 
     def __init__(self, inputs, backward, name, needs):
         self.inputs = inputs
         self.backward = backward
         self.name = name
         self.needs = needs
+        self.order = next(_creation_order)   # see _topological_order
+
+
+# Nodes are numbered as they are made; an op's inputs always exist before it runs.
+_creation_order = itertools.count()
+_NODE_ORDER = operator.attrgetter("node.order")
 
 
 class Tensor:
@@ -307,32 +326,27 @@ class FreedGraphError(RuntimeError):
 
 
 def _topological_order(root):
-    """Nodes reachable from ``root``'s creator, each after all nodes that consume it."""
-    order = []
-    visited = set()
-    stack = [(root, False)]
+    """The tensors with a recorded node reachable from ``root``, each after every tensor
+    that consumes it: a tensor is made after its inputs, so that is the reverse of the
+    order their nodes were made in."""
+    found = {}
+    stack = [root]
     while stack:
-        tensor, expanded = stack.pop()
+        tensor = stack.pop()
         node = tensor.node
-        if node is None:
+        if node is None or id(tensor) in found:
             continue
-        if expanded:
-            order.append(tensor)
-            continue
-        if id(tensor) in visited:
-            continue
-        visited.add(id(tensor))
         if node.inputs is None:
             raise FreedGraphError(
                 f"the graph through op '{node.name}' was already freed by an earlier "
                 "grad() call; recompute the forward pass (or pass retain_graph=True)"
             )
-        stack.append((tensor, True))
+        found[id(tensor)] = tensor
         for item, need in zip(node.inputs, node.needs):
-            if need and id(item) not in visited:
-                stack.append((item, False))
-    order.reverse()
-    return order
+            # leaves (variables, inputs) have no node to order
+            if need and item.node is not None and id(item) not in found:
+                stack.append(item)
+    return sorted(found.values(), key=_NODE_ORDER, reverse=True)
 
 
 def grad(loss, sources, output_gradient=None, retain_graph=False):
@@ -352,12 +366,13 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
     backend = state.backend()
     single = isinstance(sources, Tensor)
     sources = [sources] if single else list(sources)
-    for position, source in enumerate(sources):
-        if not isinstance(source, Tensor):
-            raise TypeError(
-                f"grad() sources must be Variables or Tensors, got "
-                f"{type(source).__name__} at position {position}"
-            )
+    if not all(map(isinstance, sources, itertools.repeat(Tensor))):
+        position, source = next((i, s) for i, s in enumerate(sources)
+                                if not isinstance(s, Tensor))
+        raise TypeError(
+            f"grad() sources must be Variables or Tensors, got "
+            f"{type(source).__name__} at position {position}"
+        )
     if not isinstance(loss, Tensor):
         raise TypeError(f"grad() needs a Tensor loss, got {type(loss).__name__}")
     if output_gradient is None:
@@ -393,14 +408,15 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
     handed_out = set()
     for source in sources:
         value = gradients.get(id(source))
+        data = source.data
         if value is None:
-            value = backend.xp.zeros(source.data.shape, dtype=source.data.dtype)
-        elif id(value) in handed_out or not getattr(value.flags, "writeable", True) \
-                or value.base is not None:
+            value = backend.xp.zeros(data.shape, dtype=data.dtype)
+        elif value.base is not None or id(value) in handed_out \
+                or not getattr(value.flags, "writeable", True):
             # Broadcast views and arrays shared between sources: give each caller its own.
             value = value.copy()
-        if value.dtype != source.data.dtype and source.data.dtype.kind == "f":
-            value = value.astype(source.data.dtype)   # a variable read autocast (float16)
+        if value.dtype != data.dtype and data.dtype.kind == "f":
+            value = value.astype(data.dtype)   # a variable read autocast (float16)
         handed_out.add(id(value))
         results.append(wrap(value))
     return results[0] if single else results

@@ -47,6 +47,9 @@ class _Overlay(threading.local):
 
 
 _overlay = _Overlay()
+# How many backend scopes are open now, over all threads: while none is, :func:`backend`
+# reads the process-wide engine without the slower thread-local lookup.
+_backend_scopes = [0]
 
 
 def push(**values):
@@ -62,6 +65,9 @@ def push(**values):
     if "seed" in values:  # fresh generators from the scoped seed, none inherited
         values = {"generator": _UNSET, **values, "generators": {}}
     token = {name: getattr(_overlay, name) for name in values}
+    if "backend" in values:
+        with _lock:
+            _backend_scopes[0] += 1
     for name, value in values.items():
         setattr(_overlay, name, value)
     return token
@@ -71,6 +77,9 @@ def restore(token):
     """Undo the :func:`push` that returned ``token`` (scopes nest: restore in reverse)."""
     for name, value in token.items():
         setattr(_overlay, name, value)
+    if "backend" in token:
+        with _lock:
+            _backend_scopes[0] -= 1
 
 
 @contextlib.contextmanager
@@ -87,7 +96,7 @@ def scoped(**values):
 def backend():
     """The active :class:`~lamina.backends.interface.Backend` instance (this thread's scoped
     one, else the process-wide one)."""
-    current = _overlay.backend
+    current = _overlay.backend if _backend_scopes[0] else _UNSET
     if current is _UNSET:
         current = _active["backend"]
         if current is None:

@@ -44,6 +44,9 @@ class _OutermostCall(threading.local):
 
 
 _outermost_call = _OutermostCall()
+# add_loss calls made in this process so far: while there were none, a forward pass has no
+# penalties of earlier passes to drop and skips walking the layers for them.
+_added_losses = [0]
 
 
 _weight_budget = contextvars.ContextVar("lamina_weight_budget", default=None)
@@ -153,6 +156,7 @@ class Layer(DTypePolicyMixin):
         self._sublayers = []
         self._inbound_nodes = []
         self._call_losses = {}  # thread id -> penalties added in that thread's last pass
+        self._spec_checked = None   # (input_spec, shape) of the last input that passed it
         self.activity_regularizer = None
         self.build_input_shape = None
         self._batch_input_shape = None
@@ -338,6 +342,7 @@ class Layer(DTypePolicyMixin):
     def add_loss(self, loss):
         """Add a scalar Tensor penalty to the training loss (for this forward pass; a
         pass running on another thread meanwhile keeps its own penalties)."""
+        _added_losses[0] += 1
         self._call_losses.setdefault(threading.get_ident(), []).append(loss)
 
     @property
@@ -447,14 +452,15 @@ class Layer(DTypePolicyMixin):
                              f"got input of shape {tuple(input_shape)}")
 
     def __call__(self, inputs, *args, **kwargs):
-        if is_symbolic(inputs):
+        if type(inputs) is not Tensor and is_symbolic(inputs):
             return self._call_symbolic(inputs, args, kwargs)
         if _outermost_call.layer is None:
             # The outermost call starts a new forward pass: drop the penalties that
             # add_loss collected during the previous one (as Keras 3 does).
             _outermost_call.layer = self
             try:
-                self._clear_call_losses()
+                if _added_losses[0]:
+                    self._clear_call_losses()
                 return self.__call__(inputs, *args, **kwargs)
             finally:
                 _outermost_call.layer = None
@@ -467,7 +473,10 @@ class Layer(DTypePolicyMixin):
         if not self.built:
             self.ensure_built(_shape_of(inputs))
         elif self.input_spec is not None and type(inputs) is Tensor:
-            self._check_input_spec(inputs.data.shape)
+            shape = inputs.data.shape
+            if self._spec_checked != (self.input_spec, shape):   # once per spec and shape
+                self._check_input_spec(shape)
+                self._spec_checked = (self.input_spec, shape)
         if not self.call_accepts_training:
             kwargs.pop("training", None)
         mask = kwargs.get("mask")

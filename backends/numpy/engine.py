@@ -27,9 +27,7 @@ class NumpyBackend(ArrayEngine):
     def __init__(self):
         host_tuning.apply()
 
-    @property
-    def xp(self):
-        return numpy
+    xp = numpy
 
     def to_numpy(self, array):
         return numpy.asarray(array)
@@ -46,13 +44,16 @@ class NumpyBackend(ArrayEngine):
         """float16 GEMMs run as float32 BLAS GEMMs rounded back to float16 (NumPy has no
         float16 BLAS: its float16 matmul is several times slower than float32), as GPUs
         accumulate float16 products in float32."""
-        if x.dtype == numpy.float16 and kernel.dtype == numpy.float16:
+        if x.dtype.char == "e" and kernel.dtype.char == "e":   # float16
             out = super().linear(x.astype(numpy.float32), kernel.astype(numpy.float32))
             out = out.astype(numpy.float16)
             if bias is not None:
                 out += bias
             return out
-        return super().linear(x, kernel, bias)
+        out = x @ kernel if x.ndim == 2 else super().linear(x, kernel)
+        if bias is not None:
+            out += bias
+        return out
 
     def scatter_add(self, shape, indices, updates):
         flat_indices = indices.reshape(-1)

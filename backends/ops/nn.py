@@ -5,7 +5,7 @@ import math
 
 from .. import replica, state
 from ..autodiff import Tensor
-from .activation_kernels import (activation_backward, add_bias_and_activate,
+from .activation_kernels import (activation_backward, activate,
                                  check_fused_activation, sigmoid as sigmoid_array)
 from .core import data_of, record, xp
 from .elementwise import unary_op
@@ -137,8 +137,9 @@ def dense(x, kernel, bias=None, activation=None):
     activation = check_fused_activation("dense", activation)
     backend = state.backend()
     a, w = data_of(x), data_of(kernel)
-    out = add_bias_and_activate(backend.linear(a, w), None if bias is None else data_of(bias),
-                                activation)
+    out = backend.linear(a, w, None if bias is None else data_of(bias))
+    if activation != "linear":
+        out = activate(activation, out)
 
     def backward(g, needs):
         g2 = activation_backward(g, out, activation).reshape(-1, g.shape[-1])

@@ -383,12 +383,13 @@ class Optimizer:
         """One update of ``variables`` with ``grads`` (Tensors or engine arrays, None
         skipped), in place; then ``iterations += 1``."""
         arrays, targets = [], []
+        is_array = state.backend().is_array
         for gradient, variable in zip(grads, variables):
             if gradient is None:
                 continue
             g = gradient.data if isinstance(gradient, Tensor) else gradient
             data = variable.data
-            if not state.backend().is_array(g):
+            if not is_array(g):
                 g = as_engine_array(g)
             if g.dtype != data.dtype:
                 g = g.astype(data.dtype)

@@ -9,6 +9,8 @@ to the per-variable path. Large models skip packing (the extra gradient copy wou
 more than the calls it saves).
 """
 
+import operator
+
 from ...backends import state
 from ...backends.autodiff import Variable
 
@@ -37,6 +39,7 @@ class PackedGroup:
         self.variables = list(variables)
         self.slot_variables = [slot for record in records for slot in record.slots]
         self.gradient_views = []
+        self._watched = self.variables + self.slot_variables
         start = 0
         for variable, record in zip(variables, records):
             stop = start + int(variable.data.size)
@@ -45,6 +48,7 @@ class PackedGroup:
                 slot.data = _rehome(slot.data, flat.data, start, stop)
             self.gradient_views.append(self.gradients[start:stop].reshape(variable.data.shape))
             start = stop
+        self._homes = [v.data for v in self._watched]
 
     @staticmethod
     def eligible(variables, records):
@@ -56,9 +60,9 @@ class PackedGroup:
 
     def intact(self):
         """False once anything replaced a variable's or slot's array (not in place)."""
-        if self._views_of(self.params, self.variables) and all(
-                self._views_of(flat.data, self.slot_variables[i::len(self.slots)])
-                for i, flat in enumerate(self.slots)):
+        # The eager step's check, without Python-level loops: every variable and slot still
+        # holds the view of the flat buffers it was given.
+        if all(map(operator.is_, map(_DATA, self._watched), self._homes)):
             return True
         params = _owner(self.params)       # a traced step's arrays view the state's views
         if not all(_owner(v.data) is params for v in self.variables):
@@ -68,17 +72,15 @@ class PackedGroup:
         return all(_owner(slot.data) is bases[i % count]
                    for i, slot in enumerate(self.slot_variables)) if count else True
 
-    @staticmethod
-    def _views_of(flat, variables):
-        # The eager step's fast check: every array is a view of the flat buffer itself.
-        return all(v.data.base is flat for v in variables)
-
     def update(self, optimizer, gradients, learning_rate, step):
         """Copy ``gradients`` into the flat buffer and run one optimizer update."""
         for view, gradient in zip(self.gradient_views, gradients):
             view[...] = gradient
         optimizer.update_rule(self.params, self.gradients, self.slots, learning_rate, step,
                           self.decay)
+
+
+_DATA = operator.attrgetter("data")
 
 
 def _owner(array):

@@ -172,7 +172,7 @@ class ArrayData:
         if buffer is None:
             buffer = xp.empty(shape, dtype=array.dtype)
             self._buffers[(key, shape)] = buffer
-        xp.take(array, rows, axis=0, out=buffer)
+        array.take(rows, axis=0, out=buffer)
         return buffer
 
 
