@@ -376,7 +376,7 @@ def test_batch_chunks_give_the_unchunked_results(case, dtype, workspace):
 
 def test_workspace_budget_is_a_positive_int(workspace):
     assert lamina.config.conv_workspace_bytes() == conv_kernels.DEFAULT_WORKSPACE_BYTES
-    assert conv_kernels.DEFAULT_WORKSPACE_BYTES == 64 * 2 ** 20
+    assert conv_kernels.DEFAULT_WORKSPACE_BYTES == 32 * 2 ** 20
     for bad in (0, -5, 1.5, True, "64MB"):
         with pytest.raises(ValueError, match="set_conv_workspace_bytes needs a positive int"):
             workspace(bad)
@@ -390,7 +390,7 @@ def test_workspace_budget_is_a_positive_int(workspace):
 def test_one_step_at_112x112_stays_within_the_budget(x_shape, w_shape):
     """W2's layers on 112x112x3 images, batch 64: unchunked, the columns alone are 84 MB
     (first layer) and 207 MB (second, 55x55x32 -> 64 channels). Forward and backward
-    together hold at most the default 64 MiB of buffers beyond the arrays the step keeps
+    together hold at most the default 32 MiB of buffers beyond the arrays the step keeps
     (the output and the gradients of the input and the weights), as tracemalloc sees
     NumPy's allocations (the output gradient of ``ops.sum`` is a broadcast view)."""
     import tracemalloc
