@@ -21,8 +21,14 @@ either way the next step gets fresh pages, which the kernel must fault in and ze
 Measured: W3 (LSTM) took 1.1 million page faults in four epochs (21,000 with the settings
 below) and ran 25-30% slower; W1-predict took 191,000 (18,000) and ran 18% slower. So
 arrays up to :data:`MMAP_THRESHOLD_BYTES` come from the reusable heap and up to
-:data:`TRIM_THRESHOLD_BYTES` of free heap is kept. Peak memory does not change; freed
-memory is kept for reuse instead of returned.
+:data:`TRIM_THRESHOLD_BYTES` of free heap is kept: freed memory is kept for reuse instead of
+returned. The size threshold stops where keeping costs more memory than it saves time:
+larger arrays (the activations of large images) come and go with ``mmap`` (NumPy asks for
+huge pages there, so they fault in 2 MB at a time), because large blocks freed into the
+heap leave holes that later requests of other sizes do not fit. Measured on W2's model at
+112x112x3, batch 64: a 32 MB threshold held a peak RSS about 45 MB above 16 MB (8 MB saved
+9 MB more but would send W2's 11 MB arrays to ``mmap``); the per-step arrays of W1-W5 are
+below 12 MB, so their steps reuse the heap as before.
 
 **OpenBLAS' idle threads stop spinning sooner** (OpenBLAS with its own pthreads, as NumPy's
 wheels ship it). After each multithreaded call OpenBLAS' worker threads busy-wait for new
@@ -38,7 +44,7 @@ import os
 import platform
 import threading
 
-MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024
+MMAP_THRESHOLD_BYTES = 16 * 1024 * 1024
 TRIM_THRESHOLD_BYTES = 256 * 1024 * 1024
 BLAS_SPIN_EXPONENT = 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3      # glibc's <malloc.h> parameter numbers

@@ -21,16 +21,38 @@
 
 import contextlib
 import hashlib
+import importlib
+import importlib.util
 import io
 import json
 import os
+import sys
 
-import h5py
 import numpy as np
 
 from . import atomic_write
 from .errors import (CheckpointError, CorruptFileError, NotHDF5Error, TruncatedFileError,
                      UnsupportedFormatError, describe)
+
+
+def _lazy_module(name):
+    """Module ``name``, loaded on its first attribute access (``importlib.util.LazyLoader``)
+    unless it is loaded already: ``import lamina`` then does not load h5py and HDF5 (about
+    12 MB of memory) in a process that never reads or writes a file."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return importlib.import_module(name)          # raises ModuleNotFoundError
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module
+
+
+h5py = _lazy_module("h5py")
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 ZIP_SIGNATURE = b"PK\x03\x04"
