@@ -11,10 +11,13 @@ buffers, with the learning rate and the step count as its inputs. A step that ca
 replayed (a host read such as ``float(tensor)``, Python control flow on the step inputs, op
 sequences that keep changing, a random draw the tracer cannot re-resolve) runs eagerly from
 then on, after one warning naming the reason. Traces are kept per signature, least recently
-used dropped beyond ``MAX_TRACES``.
+used dropped beyond ``MAX_TRACES``. Compiled steps run one at a time in a process (a
+replay writes its trace's buffers; a recording views the model's state as traced arrays),
+so ``predict`` from several threads is correct, one batch after another.
 """
 
 import collections
+import threading
 import warnings
 
 import numpy as np
@@ -27,6 +30,7 @@ from ..distribution import training_hook as distribution_hook
 MAX_TRACES = 8
 #: Recorded eager steps per signature before giving up on a changing op sequence.
 MAX_RECORDINGS = 3
+_RUNNING = threading.RLock()     # held by the compiled step running now (see the module doc)
 
 
 class JitFallbackWarning(UserWarning):
@@ -54,6 +58,10 @@ class CompiledStep:
                 "predict": self.model.predict_step}[self.kind]
 
     def __call__(self, data):
+        with _RUNNING:
+            return self._call(data)
+
+    def _call(self, data):
         step = self._step_function()
         if self.fallback_reason is None and distribution_hook.current() is not None:
             self._fall_back("data-parallel training is active (its gradient allreduce and "

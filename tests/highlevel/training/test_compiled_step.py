@@ -245,3 +245,40 @@ def test_data_parallel_training_falls_back_with_one_warning(monkeypatch):
     messages = [str(w.message) for w in caught if issubclass(w.category, JitFallbackWarning)]
     assert len(messages) == 1 and "data-parallel" in messages[0]
     assert model._jit_steps["train"].replays == 0
+
+
+def test_predict_from_several_threads_gives_each_its_rows():
+    from concurrent.futures import ThreadPoolExecutor
+
+    lamina.utils.set_random_seed(0)
+    model, _, _, options = _mlp()
+    model.compile(jit_compile=True, **options)
+    inputs = [np.random.default_rng(seed).standard_normal((40, 6)).astype("float32")
+              for seed in range(6)]
+    expected = [model.predict_step((x, None, None)).numpy() for x in inputs]  # eager
+    with ThreadPoolExecutor(6) as pool:   # the first batches record while others run
+        rounds = [list(pool.map(lambda x: model.predict(x, batch_size=8, verbose=0),
+                                inputs)) for _ in range(3)]
+    for outputs in rounds:
+        assert all(np.array_equal(a, b) for a, b in zip(outputs, expected))
+    step = model._jit_steps["predict"]
+    assert step.fallback_reason is None and step.traces_built == 1 and step.replays > 0
+
+
+def _ctc():
+    model = lamina.Sequential([layers.Input((10, 4)), layers.Dense(5)])
+    labels = np.random.default_rng(1).integers(1, 5, (50, 3))
+    labels[::2, 2] = 0                     # padded with the blank
+    return model, _data((10, 4)), labels, {"optimizer": "adam", "loss": lamina.losses.CTC()}
+
+
+def test_ctc_loss_falls_back_with_one_warning_per_step_and_matches_eager():
+    # ctc_loss checks its labels and the blank index on the host (int() of an array)
+    _, eager, _ = _train(_ctc, False)
+    model, compiled, fallbacks = _train(_ctc, True)
+    _assert_identical(eager, compiled)
+    for kind in ("train", "test"):
+        messages = [m for m in fallbacks if f"{kind} step" in m]
+        assert len(messages) == 1 and "host read" in messages[0]
+        assert model._jit_steps[kind].replays == 0
+    assert model._jit_steps["predict"].fallback_reason is None   # no loss in predict
