@@ -70,7 +70,7 @@ class CompiledStep:
             return step(data)
         leaves, rebuild = _flatten(data)
         signature = (tuple(None if a is None else (a.shape, a.dtype.str) for a in leaves),
-                     tuple(map(id, self.model.trainable_weights)))
+                     tuple(map(id, self.model._trainable_cache())))
         cached = self._cache.get(signature)
         if isinstance(cached, _Compiled) and cached.intact():
             self._cache.move_to_end(signature)
@@ -220,6 +220,10 @@ class _StateSwaps:
                 elif _walkable(value):
                     stack.append(value)
         self.arrays = [array for _, _, array in self.places]
+        # what intact() reads: an attribute of an object with a __dict__ in that dict
+        self.checks = [(container.__dict__, str(key), array)
+                       if type(key) is _Attribute and key in getattr(container, "__dict__", ())
+                       else (container, key, array) for container, key, array in self.places]
 
     def swap(self):
         self.views = [array.view(TracedArray) for _, _, array in self.places]
@@ -241,7 +245,7 @@ class _StateSwaps:
         return kept
 
     def intact(self):
-        for container, key, array in self.places:
+        for container, key, array in self.checks:
             if (getattr(container, key) if type(key) is _Attribute else container[key]) \
                     is not array:
                 return False
