@@ -100,3 +100,22 @@ def test_random_draws_advance_the_generator_like_eager():
     eager = derived_generator_from(5, 0)
     backend.random_uniform(eager, (2, 3), np.float32)
     assert np.array_equal(replayed, backend.random_uniform(eager, (2, 3), np.float32))
+
+
+def test_assignments_replay_into_their_regions():
+    # basic-index assignments (prebound views) of an array and of a step input, and a
+    # fancy-index one, each refilled from the replay's inputs
+    counter, table = np.zeros((), np.int64), np.zeros((3, 2), np.float32)
+
+    def step(count, values, x):
+        count[...] = host_input("step", 1)
+        values[1:] = x[:2]
+        values[np.array([0])] = x[2:] * 2.0
+
+    x = np.ones((3, 2), np.float32)
+    recorder, trace = _record(step, [counter, table], [x])
+    assert recorder.reasons == []
+    new = np.arange(6, dtype=np.float32).reshape(3, 2)
+    trace.run([new], {"step": 7})
+    assert counter == 7
+    assert np.array_equal(table, np.concatenate([new[2:] * 2.0, new[:2]]))
