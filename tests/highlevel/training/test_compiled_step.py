@@ -150,16 +150,6 @@ def _changing_ops():
     return model, _data((6,)), _data((1,), 2), {"optimizer": "adam", "loss": "mse"}
 
 
-def test_changing_op_sequences_fall_back_with_one_warning_and_match_eager():
-    _, eager, _ = _train(_changing_ops, False)
-    model, compiled, fallbacks = _train(_changing_ops, True)
-    _assert_identical(eager, compiled)
-    reason = model._jit_steps["train"].fallback_reason
-    train_warnings = [m for m in fallbacks if "train step" in m]
-    assert len(train_warnings) == 1 and reason in train_warnings[0]
-    assert "change from one step to the next" in reason
-
-
 class _ValueDependent(layers.Layer):
     def call(self, inputs):
         if ops.sum(inputs) > 0:          # Python control flow on a tensor value
@@ -172,12 +162,15 @@ def _value_dependent():
     return model, _data((6,)), _data((1,), 2), {"optimizer": "adam", "loss": "mse"}
 
 
-def test_control_flow_on_tensor_values_falls_back_with_one_warning():
-    _, eager, _ = _train(_value_dependent, False)
-    model, compiled, fallbacks = _train(_value_dependent, True)
+@pytest.mark.parametrize("family, reason", [
+    (_changing_ops, "change from one step to the next"), (_value_dependent, "host read")])
+def test_untraceable_steps_fall_back_with_one_warning_and_match_eager(family, reason):
+    _, eager, _ = _train(family, False)
+    model, compiled, fallbacks = _train(family, True)
     _assert_identical(eager, compiled)
     train_warnings = [m for m in fallbacks if "train step" in m]
-    assert len(train_warnings) == 1 and "host read" in train_warnings[0]
+    assert len(train_warnings) == 1 and reason in train_warnings[0]
+    assert model._jit_steps["train"].fallback_reason in train_warnings[0]
     assert model._jit_steps["train"].replays == 0
 
 
