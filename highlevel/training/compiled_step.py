@@ -70,7 +70,7 @@ class CompiledStep:
             return step(data)
         leaves, rebuild = _flatten(data)
         signature = (tuple(None if a is None else (a.shape, a.dtype.str) for a in leaves),
-                     tuple(map(id, self.model._trainable_cache())))
+                     tuple(map(id, self.model.trainable_weights)))
         cached = self._cache.get(signature)
         if isinstance(cached, _Compiled) and cached.intact():
             self._cache.move_to_end(signature)
