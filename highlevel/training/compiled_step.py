@@ -54,8 +54,7 @@ class CompiledStep:
         self._cache = collections.OrderedDict()   # signature -> _Compiled or _Pending
 
     def _step_function(self):
-        return {"train": self.model.train_step, "test": self.model.test_step,
-                "predict": self.model.predict_step}[self.kind]
+        return getattr(self.model, f"{self.kind}_step")
 
     def __call__(self, data):
         with _RUNNING:
