@@ -354,8 +354,7 @@ class Recorder:
                 if isinstance(entry, _RestoreSlot):
                     if entry.index in self.const_written:
                         root, snapshot = self.consts[entry.index]
-                        out.append(Entry("cast", np.copyto,
-                                         [root.view(np.ndarray), snapshot], {}))
+                        out.append(_restore(root.view(np.ndarray), snapshot))
                 elif entry.kind == "blocks":
                     out.append(Entry("blocks", entry.function,
                                      [resolve(group) for group in entry.args]))
@@ -400,6 +399,14 @@ class Recorder:
         if isinstance(value, np.dtype):
             return ("dtype", value.str)
         return (type(value).__name__, value)
+
+
+def _restore(array, snapshot):
+    """The entry that puts ``array`` back to ``snapshot``: a fill when every byte is zero
+    (a ``zeros`` accumulator: only writes, no pass over the snapshot), else a copy."""
+    if not snapshot.view(np.uint8).any():
+        return Entry("call", np.ndarray.fill, [array, 0])
+    return Entry("cast", np.copyto, [array, snapshot], {})
 
 
 def _callable_key(function):
