@@ -89,8 +89,8 @@ class _Sequence:
             if tuple(keep.shape) != (self.batch, self.steps):
                 raise ValueError(f"recurrent mask must have shape (batch, time) = "
                                  f"{(self.batch, self.steps)}, got {tuple(keep.shape)}")
-            # a traced step takes the mask whatever its values (no host read; kept
-            # everywhere it gives the numbers of no mask)
+            # a traced step takes the mask whatever its values (no host read); an
+            # all-True mask gives the numbers of no mask
             if tracing() is not None or not bool(keep.all()):
                 self.keep = self.step_major(keep)[..., None]               # (T, B, 1)
                 self.keep_float = self.keep.astype(self.dtype)

@@ -5,7 +5,8 @@ threads compute as if nothing recorded: for them :func:`active` is None and ever
 calls what it replaced.
 
 Outside a session nothing here runs: the only hooks in the eager path are the optimizer's
-:func:`~lamina.backends.trace.scalars.host_input` calls, one global read each.
+:func:`~lamina.backends.trace.scalars.host_input` calls and the recurrent ops' mask
+choice (:func:`active`), one global read each.
 """
 
 import contextlib
