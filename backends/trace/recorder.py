@@ -33,6 +33,11 @@ def root_of(array):
         array = base
 
 
+# NumPy functions that write into their first argument (and return None).
+_WRITES_FIRST_ARGUMENT = frozenset((np.copyto, np.put, np.place, np.putmask,
+                                    np.fill_diagonal, np.put_along_axis))
+
+
 class Entry:
     """One recorded call: ``kind`` (how the replay calls it), the callable, its arguments
     (plain arrays, TraceScalars, Python values) and the buffers it fills."""
@@ -261,7 +266,19 @@ class Recorder:
         return returned
 
     def function(self, func, args, kwargs):
-        """A ``numpy`` function given a TracedArray (``np.where``, ``np.concatenate``)."""
+        """A ``numpy`` function given a TracedArray (``np.where``, ``np.concatenate``).
+        One that writes an array it is given (``np.copyto(dst, src, where=...)``,
+        ``np.put``: it returns None; or its ``out=``) is replayed as the same call."""
+        out = kwargs.get("out")
+        in_place = func in _WRITES_FIRST_ARGUMENT and args
+        if out is not None or in_place:
+            written = self._spec(list(args[:1]), written=bool(in_place))
+            args = written + self._spec(list(args[1:]))
+            kwargs = {key: self._spec(value, written=key == "out")
+                      for key, value in kwargs.items()}
+            result = func(*_concrete(args), **_concrete(kwargs))
+            self.append(Entry("call", func, args, kwargs))
+            return None if result is None else out
         args, kwargs = self._spec(list(args)), self._spec(kwargs)
         result = func(*_concrete(args), **_concrete(kwargs))
         return self._finish(func, args, kwargs, result)

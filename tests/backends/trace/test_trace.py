@@ -119,3 +119,27 @@ def test_assignments_replay_into_their_regions():
     trace.run([new], {"step": 7})
     assert counter == 7
     assert np.array_equal(table, np.concatenate([new[2:] * 2.0, new[:2]]))
+
+
+def test_numpy_functions_that_write_their_arguments_replay():
+    # np.copyto(..., where=) (a masked carry) returns None and writes its first argument;
+    # np.dot(..., out=) writes its out: both are calls of the trace
+    def step(x, keep):
+        new = x * 2.0
+        np.copyto(new, x, where=~keep)
+        product = np.empty((2, 2), np.float32)
+        np.dot(new, new.T, out=product)
+        x += product.sum()
+
+    def eager(x, keep):
+        step(x, keep)
+        return x
+
+    x, keep = np.ones((2, 3), np.float32), np.array([[True, False, True]] * 2)
+    _, trace = _record(step, [], [x, keep])
+    for seed in (1, 2):
+        new_x = np.random.default_rng(seed).standard_normal((2, 3)).astype(np.float32)
+        new_keep = np.random.default_rng(seed).random((2, 3)) > 0.5
+        expected = eager(new_x.copy(), new_keep)
+        trace.run([new_x, new_keep], {})
+        assert np.array_equal(x, expected)

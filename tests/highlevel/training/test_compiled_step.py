@@ -74,6 +74,20 @@ def _masked_two_inputs():
         "optimizer": "adam", "loss": "mse"}
 
 
+def _masked_python_loops():
+    # activations without a compiled loop: the time loops step in Python (masked carries
+    # through np.copyto(..., where=))
+    tokens = np.random.default_rng(4).integers(0, 9, (50, 6))
+    tokens[:, -1] = 0
+    inputs = layers.Input((6,), dtype="int32")
+    hidden = layers.Embedding(9, 4, mask_zero=True)(inputs)
+    hidden = layers.LSTM(3, activation="relu", return_sequences=True)(hidden)
+    hidden = layers.GRU(4, reset_after=False, return_sequences=True)(hidden)
+    hidden = layers.SimpleRNN(3, activation="relu")(hidden)
+    return lamina.Model(inputs, layers.Dense(1)(hidden)), tokens, _data((1,), 2), {
+        "optimizer": "adam", "loss": "mse"}
+
+
 def _data(shape, seed=0):
     return np.random.default_rng(seed).standard_normal((50,) + shape).astype("float32")
 
@@ -103,7 +117,7 @@ def _assert_identical(eager, compiled):
 
 
 @pytest.mark.parametrize("family", [_mlp, _regularized, _custom, _cnn, _recurrent,
-                                    _masked_two_inputs])
+                                    _masked_two_inputs, _masked_python_loops])
 def test_traced_training_is_bit_identical_to_eager(family):
     _, eager, _ = _train(family, False)
     model, compiled, fallbacks = _train(family, True)
