@@ -26,6 +26,7 @@ Example:
 """
 
 from .. import state
+from ..trace import active as tracing
 from . import recurrent_loop
 from .activation_kernels import IN_PLACE_ACTIVATIONS, activate, derivative, scale_by_derivative
 from .core import data_of, index_data, record, xp
@@ -88,7 +89,9 @@ class _Sequence:
             if tuple(keep.shape) != (self.batch, self.steps):
                 raise ValueError(f"recurrent mask must have shape (batch, time) = "
                                  f"{(self.batch, self.steps)}, got {tuple(keep.shape)}")
-            if not bool(keep.all()):
+            # a traced step takes the mask whatever its values (no host read); an
+            # all-True mask gives the numbers of no mask
+            if tracing() is not None or not bool(keep.all()):
                 self.keep = self.step_major(keep)[..., None]               # (T, B, 1)
                 self.keep_float = self.keep.astype(self.dtype)
         self.dropout = None if recurrent_mask is None else data_of(recurrent_mask)

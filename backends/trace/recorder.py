@@ -10,11 +10,13 @@ the eager step's value. The trace keeps every buffer alive, so views taken while
 stay valid views in every replay.
 """
 
+import functools
 import hashlib
 import threading
 
 import numpy as np
 
+from . import session
 from .scalars import TraceScalar, structure
 from .traced_array import TracedArray
 
@@ -29,6 +31,11 @@ def root_of(array):
             if not isinstance(base, np.ndarray):
                 return array
         array = base
+
+
+# NumPy functions that write into their first argument (and return None).
+_WRITES_FIRST_ARGUMENT = frozenset((np.copyto, np.put, np.place, np.putmask,
+                                    np.fill_diagonal, np.put_along_axis))
 
 
 class Entry:
@@ -52,6 +59,9 @@ class Recorder:
     def __init__(self, state_arrays, input_arrays):
         self.entries = []
         self.blocks = threading.local()   # .entries: the list a block's thread records into
+        self.thread = threading.get_ident()   # the thread the step runs on
+        self.hoisted = []    # restores of consts first read inside the running blocks
+        self._lock = threading.Lock()         # blocks record from several threads
         self.roles = {}
         self.keep = []
         self.consts = []          # (root, snapshot, entry index of its restore)
@@ -76,20 +86,34 @@ class Recorder:
         """True on a thread running one of the step's blocks."""
         return getattr(self.blocks, "entries", None) is not None
 
+    def on_thread(self):
+        """True on the thread the step runs on, or on one running one of its blocks."""
+        return threading.get_ident() == self.thread or self.in_block()
+
     def run_blocks(self, run, work, blocks):
         """``run(work, blocks)`` (the engine's threaded blocks), each block's calls recorded
-        into its own list; the trace runs the lists the same way."""
+        into its own list; the trace runs the lists the same way. A const the blocks read
+        first is restored before the blocks run, not inside the block that read it first:
+        the other blocks may read it before that block starts."""
         groups = [[] for _ in blocks]
+        outermost = not self.in_block()
+        if outermost:
+            self.hoisted = []
 
         def traced(pair):
             index, rows = pair
+            outer = getattr(self.blocks, "entries", None)   # a block nested in a block
             self.blocks.entries = groups[index]
             try:
                 return work(rows)
             finally:
-                self.blocks.entries = None
+                self.blocks.entries = outer
 
         results = run(traced, list(enumerate(blocks)))
+        if outermost:
+            for slot in self.hoisted:
+                self.append(slot)
+            self.hoisted = []
         self.append(Entry("blocks", run, groups))
         return results
 
@@ -131,11 +155,19 @@ class Recorder:
 
     def _read(self, array):
         root = root_of(array)
-        if id(root) not in self.roles:
+        if id(root) in self.roles:
+            return
+        with self._lock:
+            if id(root) in self.roles:      # another block registered it meanwhile
+                return
             index = len(self.consts)
-            self._register(root, ("const", index))
             self.consts.append((root, np.array(root.view(np.ndarray), copy=True)))
-            self.append(_RestoreSlot(index))   # kept only if a call writes it later
+            self._register(root, ("const", index))
+            slot = _RestoreSlot(index)      # kept only if a call writes it later
+            if self.in_block():
+                self.hoisted.append(slot)
+            else:
+                self.append(slot)
 
     def _write(self, array, full):
         root = root_of(array)
@@ -234,7 +266,19 @@ class Recorder:
         return returned
 
     def function(self, func, args, kwargs):
-        """A ``numpy`` function given a TracedArray (``np.where``, ``np.concatenate``)."""
+        """A ``numpy`` function given a TracedArray (``np.where``, ``np.concatenate``).
+        One that writes an array it is given (``np.copyto(dst, src, where=...)``,
+        ``np.put``: it returns None; or its ``out=``) is replayed as the same call."""
+        out = kwargs.get("out")
+        in_place = func in _WRITES_FIRST_ARGUMENT and args
+        if out is not None or in_place:
+            written = self._spec(list(args[:1]), written=bool(in_place))
+            args = written + self._spec(list(args[1:]))
+            kwargs = {key: self._spec(value, written=key == "out")
+                      for key, value in kwargs.items()}
+            result = func(*_concrete(args), **_concrete(kwargs))
+            self.append(Entry("call", func, args, kwargs))
+            return None if result is None else out
         args, kwargs = self._spec(list(args)), self._spec(kwargs)
         result = func(*_concrete(args), **_concrete(kwargs))
         return self._finish(func, args, kwargs, result)
@@ -271,11 +315,12 @@ class Recorder:
             self.append(Entry("call", function, args, kwargs))
         return returned
 
-    def check(self, function, args, active):
+    def check(self, function, args):
         """A host-side input check (:func:`~lamina.backends.trace.host_check`), run with
-        recording paused (``active`` holds the recorder) and replayed as it is."""
+        recording paused and replayed as it is."""
         args = self._spec(list(args))
-        result = _paused(active, self, function, *args)
+        with session.paused():
+            result = function(*args)
         self.append(Entry("call", function, args))
         return result
 
@@ -304,14 +349,15 @@ class Recorder:
         target[_concrete(key)] = _concrete(value)
         self.append(Entry("setitem", None, [target, key, value]))
 
-    def generator(self, generator, getter, active):
+    def generator(self, generator, getter):
         """A stand-in for ``generator`` whose draws are trace entries; ``getter()`` gives
         the generator to draw from at replay time."""
-        return _RecordingGenerator(self, generator, getter, active)
+        return _RecordingGenerator(self, generator, getter)
 
-    def draw(self, generator, getter, name, size, dtype, active):
+    def draw(self, generator, getter, name, size, dtype):
         """One draw of ``generator`` (the generator allocates unrecorded)."""
-        result = _paused(active, self, getattr(generator, name), size=size, dtype=dtype)
+        with session.paused():
+            result = getattr(generator, name)(size=size, dtype=dtype)
         buffer, plain = self._buffer(result)
         self.append(Entry("draw", getter, [name, np.dtype(dtype)], outs=(plain,)))
         return buffer
@@ -325,8 +371,7 @@ class Recorder:
                 if isinstance(entry, _RestoreSlot):
                     if entry.index in self.const_written:
                         root, snapshot = self.consts[entry.index]
-                        out.append(Entry("cast", np.copyto,
-                                         [root.view(np.ndarray), snapshot], {}))
+                        out.append(_restore(root.view(np.ndarray), snapshot))
                 elif entry.kind == "blocks":
                     out.append(Entry("blocks", entry.function,
                                      [resolve(group) for group in entry.args]))
@@ -343,7 +388,8 @@ class Recorder:
         return [("blocks", entry.function,
                  [self.signature(group, numbering) for group in entry.args])
                 if entry.kind == "blocks" else
-                (entry.kind, entry.function, self._describe(entry.args, numbering),
+                (entry.kind, _callable_key(entry.function),
+                 self._describe(entry.args, numbering),
                  self._describe(entry.kwargs, numbering),
                  self._describe(list(entry.outs), numbering)) for entry in entries]
 
@@ -372,21 +418,36 @@ class Recorder:
         return (type(value).__name__, value)
 
 
+def _restore(array, snapshot):
+    """The entry that puts ``array`` back to ``snapshot``: a fill when every byte is zero
+    (a ``zeros`` accumulator: only writes, no pass over the snapshot), else a copy."""
+    if not snapshot.view(np.uint8).any():
+        return Entry("call", np.ndarray.fill, [array, 0])
+    return Entry("cast", np.copyto, [array, snapshot], {})
+
+
+def _callable_key(function):
+    """``function`` as the signature compares it: a ``functools.partial`` (an engine's
+    kernel with its BLAS routine bound, made anew per call) by what it binds."""
+    if isinstance(function, functools.partial):
+        return ("partial", _callable_key(function.func), function.args,
+                tuple(sorted(function.keywords.items())))
+    return function
+
+
 class _RecordingGenerator:
     """Stands in for an engine generator inside a recorded step (the draws the engine's
     ``random_uniform`` / ``random_normal`` make)."""
 
-    def __init__(self, recorder, generator, getter, active):
+    def __init__(self, recorder, generator, getter):
         self._recorder, self._generator, self._getter = recorder, generator, getter
-        self._active = active
 
     def random(self, size=None, dtype="float64"):
-        return self._recorder.draw(self._generator, self._getter, "random", size, dtype,
-                                   self._active)
+        return self._recorder.draw(self._generator, self._getter, "random", size, dtype)
 
     def standard_normal(self, size=None, dtype="float64"):
         return self._recorder.draw(self._generator, self._getter, "standard_normal", size,
-                                   dtype, self._active)
+                                   dtype)
 
     def __getattr__(self, name):
         self._recorder.untraceable(f"a random draw ({name}) the tracer does not replay")
@@ -400,15 +461,6 @@ class _RestoreSlot:
 
     def __init__(self, index):
         self.index = index
-
-
-def _paused(active, recorder, function, *args, **kwargs):
-    """``function(*args, **kwargs)`` with ``recorder`` (held in ``active``) paused."""
-    active[0] = None
-    try:
-        return function(*args, **kwargs)
-    finally:
-        active[0] = recorder
 
 
 def _concrete(value):

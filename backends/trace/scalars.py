@@ -103,17 +103,36 @@ class Program:
             return positions[key]
 
         self.outputs = [visit(root) for root in roots]
+        self._run = self._generate()
 
     def run(self, inputs):
         """The roots' values given ``inputs`` ``{name: value}``."""
-        values = []
-        for function, operands in self.steps:
+        return self._run(inputs)
+
+    def _generate(self):
+        """:meth:`run` as one generated function: a line per float operation, the
+        functions and constants bound by name (no per-operation interpretation)."""
+        names, lines = {}, []
+
+        def operand(reference):
+            if type(reference) is int:
+                return f"v{reference}"
+            name = f"c{len(names)}"
+            names[name] = reference[1]
+            return name
+
+        for position, (function, operands) in enumerate(self.steps):
             if function is None:
-                values.append(float(inputs[operands]))
+                names[f"n{position}"] = operands
+                lines.append(f"    v{position} = float(inputs[n{position}])")
             else:
-                values.append(function(*[values[o] if type(o) is int else o[1]
-                                         for o in operands]))
-        return [values[o] if type(o) is int else o[1] for o in self.outputs]
+                names[f"f{position}"] = function
+                arguments = ", ".join(operand(o) for o in operands)
+                lines.append(f"    v{position} = f{position}({arguments})")
+        results = ", ".join(operand(o) for o in self.outputs)
+        source = "def run(inputs):\n" + "\n".join(lines + [f"    return [{results}]"])
+        exec(compile(source, "<trace scalars>", "exec"), names)   # noqa: S102 - our own source
+        return names["run"]
 
 
 def structure(expression):

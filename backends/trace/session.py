@@ -1,9 +1,12 @@
 """The recording session: which :class:`~lamina.backends.trace.recorder.Recorder` is
 active (one per process, recording on its thread and on the engine's block threads while
-they run the step's blocks), and the engine hooks installed while it records.
+they run the step's blocks), and the engine hooks installed while it records. Other
+threads compute as if nothing recorded: for them :func:`active` is None and every hook
+calls what it replaced.
 
 Outside a session nothing here runs: the only hooks in the eager path are the optimizer's
-:func:`~lamina.backends.trace.scalars.host_input` calls, one global read each.
+:func:`~lamina.backends.trace.scalars.host_input` calls and the recurrent ops' mask
+choice (:func:`active`), one global read each.
 """
 
 import contextlib
@@ -15,6 +18,7 @@ from .. import random as random_module, state
 
 _ACTIVE = [None]
 _LOCK = threading.Lock()
+_PAUSED = threading.local()     # .depth: recording paused on this thread (draws, checks)
 # Engine methods that hand out compiled kernels: while recording they hand out recording
 # wrappers, so a kernel call becomes one trace entry.
 _KERNEL_SOURCES = ("optimizer_kernel", "compiled_module", "lstm_cell_kernels",
@@ -25,14 +29,13 @@ _CREATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones
              "full_like")
 
 
-def _traced_creator(create, thread):
+def _traced_creator(create):
     uninitialized = create.__name__.startswith("empty")
 
     def creator(*args, **kwargs):
         array = create(*args, **kwargs)
-        recorder = _ACTIVE[0]
-        if type(array) is numpy.ndarray and recorder is not None and (
-                threading.get_ident() == thread or recorder.in_block()):
+        recorder = active()
+        if type(array) is numpy.ndarray and recorder is not None:
             if uninitialized:   # no defined values to restore: a buffer of the trace
                 recorder.new_buffer(array)
             else:
@@ -47,7 +50,7 @@ def _traced_converter(convert, contiguous):
     """``asarray`` / ``ascontiguousarray`` that keep a TracedArray traced (NumPy's return
     a plain array: the calls on it would go unrecorded)."""
     def converter(value, dtype=None, **kwargs):
-        recorder = _ACTIVE[0]
+        recorder = active()
         if recorder is None or not recorder.is_traced(value) or kwargs or value.ndim == 0:
             return convert(value, dtype=dtype, **kwargs)
         if dtype is not None and numpy.dtype(dtype) != value.dtype:
@@ -58,13 +61,28 @@ def _traced_converter(convert, contiguous):
 
 
 def active():
-    """The recorder of the step being traced now, or None."""
-    return _ACTIVE[0]
+    """The recorder of the step being traced on this thread (the step's own, or one
+    running the step's blocks), or None (also while recording is :func:`paused`)."""
+    recorder = _ACTIVE[0]
+    if recorder is None or getattr(_PAUSED, "depth", 0) or not recorder.on_thread():
+        return None
+    return recorder
+
+
+@contextlib.contextmanager
+def paused():
+    """Recording paused on this thread for the duration (a draw or a check the recorder
+    notes as one entry computes unrecorded)."""
+    _PAUSED.depth = getattr(_PAUSED, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _PAUSED.depth -= 1
 
 
 def mark_untraceable(reason):
     """Note that the step being recorded cannot be replayed, and why."""
-    recorder = _ACTIVE[0]
+    recorder = active()
     if recorder is not None:
         recorder.untraceable(reason)
 
@@ -73,10 +91,10 @@ def host_check(function, *args):
     """``function(*args)``: a check that reads values on the host (label ranges) and
     raises on bad input. Inside a recorded step it runs unrecorded and joins the trace
     as one call, so every replay checks its batch too."""
-    recorder = _ACTIVE[0]
+    recorder = active()
     if recorder is None:
         return function(*args)
-    return recorder.check(function, args, _ACTIVE)
+    return recorder.check(function, args)
 
 
 class _KernelModule:
@@ -99,6 +117,8 @@ def _wrap_kernels(value, recorder):
         return value
     if callable(value):
         def kernel(*args, **kwargs):
+            if active() is not recorder:     # another thread's call
+                return value(*args, **kwargs)
             return recorder.kernel(value, args, kwargs)
 
         kernel.records_calls = True
@@ -130,22 +150,34 @@ def recording(recorder):
 
     def drawing(name):
         original = getattr(backend, name)
-        return lambda generator, *args, **kwargs: original(
-            recorder.generator(generator, resolve(generator), _ACTIVE), *args, **kwargs)
+
+        def draw(generator, *args, **kwargs):
+            if active() is recorder:
+                generator = recorder.generator(generator, resolve(generator))
+            return original(generator, *args, **kwargs)
+
+        return draw
 
     def to_numpy(array):
-        recorder.host_read(array)
+        if active() is recorder:
+            recorder.host_read(array)
         return original_to_numpy(recorder.plain(array))
+
+    def run_blocks(work, blocks):
+        if active() is not recorder:
+            return original_run_blocks(work, blocks)
+        return recorder.run_blocks(original_run_blocks, work, blocks)
+
+    def kernel_source(source):
+        return lambda *args: _wrap_kernels(source(*args), recorder)
 
     original_to_numpy = backend.to_numpy
     original_run_blocks = backend.run_blocks
-    patches = {name: (lambda source: lambda *args: _wrap_kernels(source(*args), recorder))(
-        getattr(backend, name)) for name in _KERNEL_SOURCES if hasattr(backend, name)}
+    patches = {name: kernel_source(getattr(backend, name))
+               for name in _KERNEL_SOURCES if hasattr(backend, name)}
     patches.update(random_normal=drawing("random_normal"),
                    random_uniform=drawing("random_uniform"),
-                   to_numpy=to_numpy,
-                   run_blocks=lambda work, blocks: recorder.run_blocks(
-                       original_run_blocks, work, blocks))
+                   to_numpy=to_numpy, run_blocks=run_blocks)
     with _LOCK:
         if _ACTIVE[0] is not None:
             raise RuntimeError("a step is being traced already")
@@ -159,11 +191,10 @@ def recording(recorder):
     tricks.as_strided = lambda x, *args, **kwargs: original_as_strided(
         x, *args, **{**kwargs, "subok": True})
     # arrays the step creates (outputs, scratch) are traced too, so the calls on them are
-    # recorded; only on this thread
-    thread = threading.get_ident()
+    # recorded; only on the step's threads
     created = {name: getattr(numpy, name) for name in _CREATORS}
     for name, original in created.items():
-        setattr(numpy, name, _traced_creator(original, thread))
+        setattr(numpy, name, _traced_creator(original))
     converters = {name: getattr(numpy, name) for name in ("asarray", "ascontiguousarray")}
     for name, original in converters.items():
         setattr(numpy, name, _traced_converter(original, name == "ascontiguousarray"))

@@ -70,13 +70,29 @@ class Trace:
             return lambda: np.copyto(out, source[_value(key)])
         if kind == "setitem":
             target, key, value = args
+            view = None if isinstance(key, _Dynamic) else target[key]
+            if isinstance(view, np.ndarray) and np.may_share_memory(view, target):
+                # basic indexing: the region is a view, taken once; the assignment is a
+                # copy with setitem's casting
+                if isinstance(value, _Dynamic):
+                    get = value.get
+                    return lambda: np.copyto(view, get(), casting="unsafe")
+                return functools.partial(np.copyto, view, value, casting="unsafe")
             return lambda: target.__setitem__(_value(key), _value(value))
         if kind == "blocks":   # the engine runs the blocks' calls as it ran the blocks
             groups = [[self._compile(e) for e in group] for group in entry.args]
             return lambda: function(_run_all, groups)
         if kind == "call":
+            if not dynamic:
+                return _bound(function, args, kwargs)
             return lambda: function(*[_value(a) for a in args],
                                     **{k: _value(v) for k, v in kwargs.items()})
+        if function is np.ndarray.reshape and kwargs.get("order", "C") == "C" and \
+                len(outs) == 1 and not dynamic:
+            # a reshape that had to copy (a strided window view): copy once, straight
+            # into the buffer viewed in the source's shape (no array made, no second copy)
+            (source, *_), (out,) = args, outs
+            return functools.partial(np.copyto, out.reshape(source.shape), source)
 
         def copy():
             result = function(*[_value(a) for a in args],

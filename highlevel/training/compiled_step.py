@@ -11,10 +11,13 @@ buffers, with the learning rate and the step count as its inputs. A step that ca
 replayed (a host read such as ``float(tensor)``, Python control flow on the step inputs, op
 sequences that keep changing, a random draw the tracer cannot re-resolve) runs eagerly from
 then on, after one warning naming the reason. Traces are kept per signature, least recently
-used dropped beyond ``MAX_TRACES``.
+used dropped beyond ``MAX_TRACES``. Compiled steps run one at a time in a process (a
+replay writes its trace's buffers; a recording views the model's state as traced arrays),
+so ``predict`` from several threads is correct, one batch after another.
 """
 
 import collections
+import threading
 import warnings
 
 import numpy as np
@@ -27,6 +30,7 @@ from ..distribution import training_hook as distribution_hook
 MAX_TRACES = 8
 #: Recorded eager steps per signature before giving up on a changing op sequence.
 MAX_RECORDINGS = 3
+_RUNNING = threading.RLock()     # held by the compiled step running now (see the module doc)
 
 
 class JitFallbackWarning(UserWarning):
@@ -50,10 +54,13 @@ class CompiledStep:
         self._cache = collections.OrderedDict()   # signature -> _Compiled or _Pending
 
     def _step_function(self):
-        return {"train": self.model.train_step, "test": self.model.test_step,
-                "predict": self.model.predict_step}[self.kind]
+        return getattr(self.model, f"{self.kind}_step")
 
     def __call__(self, data):
+        with _RUNNING:
+            return self._call(data)
+
+    def _call(self, data):
         step = self._step_function()
         if self.fallback_reason is None and distribution_hook.current() is not None:
             self._fall_back("data-parallel training is active (its gradient allreduce and "
@@ -212,6 +219,10 @@ class _StateSwaps:
                 elif _walkable(value):
                     stack.append(value)
         self.arrays = [array for _, _, array in self.places]
+        # what intact() reads: an attribute of an object with a __dict__ in that dict
+        self.checks = [(container.__dict__, str(key), array)
+                       if type(key) is _Attribute and key in getattr(container, "__dict__", ())
+                       else (container, key, array) for container, key, array in self.places]
 
     def swap(self):
         self.views = [array.view(TracedArray) for _, _, array in self.places]
@@ -233,7 +244,7 @@ class _StateSwaps:
         return kept
 
     def intact(self):
-        for container, key, array in self.places:
+        for container, key, array in self.checks:
             if (getattr(container, key) if type(key) is _Attribute else container[key]) \
                     is not array:
                 return False

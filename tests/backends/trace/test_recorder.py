@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from lamina.backends.trace import Recorder, TracedArray, recording
+from lamina.backends.trace import Recorder, Trace, TracedArray, recording
 
 
 def _record(values, inputs):
@@ -37,3 +37,37 @@ def test_a_host_constant_is_part_of_the_signature():
 
     assert record(np.ones(2, np.float32)) == record(np.ones(2, np.float32))
     assert record(np.ones(2, np.float32)) != record(np.full(2, 3.0, np.float32))
+
+
+def _reversed_blocks(work, blocks):
+    """Runs the blocks last first (a thread pool may start them in any order)."""
+    return [work(rows) for rows in blocks[::-1]][::-1]
+
+
+def test_an_array_made_before_row_blocks_is_restored_before_all_of_them():
+    # made on the host before the blocks and first read inside the first block: its
+    # restore must precede every block, else a block that runs before it in a replay
+    # starts from the previous replay's values
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    buffer = x.copy()
+    recorder = Recorder([], [buffer])
+    with recording(recorder):
+        accumulator = np.zeros((4, 2), np.float32)
+        inputs = buffer.view(TracedArray)
+
+        def work(rows):
+            accumulator[rows] += inputs[rows]
+
+        recorder.run_blocks(_reversed_blocks, work, [slice(0, 2), slice(2, 4)])
+        result = accumulator * np.float32(1.0)
+    entries = recorder.finish()
+    blocks = [e for e in entries if e.kind == "blocks"]
+    def restores(calls):     # the zeros are restored by a fill (all bytes zero)
+        return [i for i, e in enumerate(calls) if e.function is np.ndarray.fill]
+
+    assert len(blocks) == 1 and not any(restores(group) for group in blocks[0].args)
+    assert restores(entries) and restores(entries)[0] < entries.index(blocks[0])
+    trace = Trace(entries, [buffer], recorder.keep)
+    for scale in (1.0, 2.0, 3.0):
+        trace.run([x * np.float32(scale)], {})
+        assert np.array_equal(result.view(np.ndarray), x * np.float32(scale))

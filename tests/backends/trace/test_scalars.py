@@ -12,6 +12,7 @@ def test_program_repeats_eager_float_arithmetic():
     values = program.run({"learning_rate": 0.5, "step": 7})
     assert values == [0.5 * (1.0 - 0.999 ** 7) ** 0.5 / (1.0 - 0.9 ** 7), -0.5, -5.0]
     assert structure(alpha) == structure(lr * (1.0 - 0.999 ** step) ** 0.5 / (1.0 - 0.9 ** step))
+    assert Program([2.5, lr]).run({"learning_rate": 0.25}) == [2.5, 0.25]   # a constant root
 
 
 def test_control_flow_on_a_step_input_marks_the_recording():

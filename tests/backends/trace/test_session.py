@@ -38,3 +38,24 @@ def test_one_recording_at_a_time():
         with pytest.raises(RuntimeError, match="traced already"):
             with recording(Recorder([], [])):
                 pass
+
+
+def test_other_threads_compute_unrecorded_while_a_step_records():
+    import threading
+
+    values = np.ones(3, np.float32)
+    recorder = Recorder([values], [])
+    seen = {}
+
+    def elsewhere():     # e.g. an eager model predicting on another thread
+        made = np.zeros(2)
+        seen["types"] = (type(made), type(values.view(TracedArray) * 2.0))
+
+    with recording(recorder):
+        traced = values.view(TracedArray)
+        traced += 1.0
+        worker = threading.Thread(target=elsewhere)
+        worker.start()
+        worker.join()
+    assert seen["types"] == (np.ndarray, np.ndarray)
+    assert len(recorder.finish()) == 1 and recorder.reasons == []

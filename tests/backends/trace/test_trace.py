@@ -100,3 +100,46 @@ def test_random_draws_advance_the_generator_like_eager():
     eager = derived_generator_from(5, 0)
     backend.random_uniform(eager, (2, 3), np.float32)
     assert np.array_equal(replayed, backend.random_uniform(eager, (2, 3), np.float32))
+
+
+def test_assignments_replay_into_their_regions():
+    # basic-index assignments (prebound views) of an array and of a step input, and a
+    # fancy-index one, each refilled from the replay's inputs
+    counter, table = np.zeros((), np.int64), np.zeros((3, 2), np.float32)
+
+    def step(count, values, x):
+        count[...] = host_input("step", 1)
+        values[1:] = x[:2]
+        values[np.array([0])] = x[2:] * 2.0
+
+    x = np.ones((3, 2), np.float32)
+    recorder, trace = _record(step, [counter, table], [x])
+    assert recorder.reasons == []
+    new = np.arange(6, dtype=np.float32).reshape(3, 2)
+    trace.run([new], {"step": 7})
+    assert counter == 7
+    assert np.array_equal(table, np.concatenate([new[2:] * 2.0, new[:2]]))
+
+
+def test_numpy_functions_that_write_their_arguments_replay():
+    # np.copyto(..., where=) (a masked carry) returns None and writes its first argument;
+    # np.dot(..., out=) writes its out: both are calls of the trace
+    def step(x, keep):
+        new = x * 2.0
+        np.copyto(new, x, where=~keep)
+        product = np.empty((2, 2), np.float32)
+        np.dot(new, new.T, out=product)
+        x += product.sum()
+
+    def eager(x, keep):
+        step(x, keep)
+        return x
+
+    x, keep = np.ones((2, 3), np.float32), np.array([[True, False, True]] * 2)
+    _, trace = _record(step, [], [x, keep])
+    for seed in (1, 2):
+        new_x = np.random.default_rng(seed).standard_normal((2, 3)).astype(np.float32)
+        new_keep = np.random.default_rng(seed).random((2, 3)) > 0.5
+        expected = eager(new_x.copy(), new_keep)
+        trace.run([new_x, new_keep], {})
+        assert np.array_equal(x, expected)

@@ -66,11 +66,25 @@ def _recurrent():
 
 def _masked_two_inputs():
     tokens = np.random.default_rng(3).integers(1, 9, (50, 5))
-    tokens[:, 3:] = 0
+    tokens[16:, 3:] = 0          # the first batch has no masked step, the others do
     first, second = layers.Input((5,), dtype="int32"), layers.Input((2,))
     hidden = layers.LSTM(3)(layers.Embedding(9, 4, mask_zero=True)(first))
     outputs = layers.Dense(1)(layers.Concatenate()([hidden, second]))
     return lamina.Model([first, second], outputs), [tokens, _data((2,))], _data((1,), 2), {
+        "optimizer": "adam", "loss": "mse"}
+
+
+def _masked_python_loops():
+    # activations without a compiled loop: the time loops step in Python (masked carries
+    # through np.copyto(..., where=))
+    tokens = np.random.default_rng(4).integers(0, 9, (50, 6))
+    tokens[:, -1] = 0
+    inputs = layers.Input((6,), dtype="int32")
+    hidden = layers.Embedding(9, 4, mask_zero=True)(inputs)
+    hidden = layers.LSTM(3, activation="relu", return_sequences=True)(hidden)
+    hidden = layers.GRU(4, reset_after=False, return_sequences=True)(hidden)
+    hidden = layers.SimpleRNN(3, activation="relu")(hidden)
+    return lamina.Model(inputs, layers.Dense(1)(hidden)), tokens, _data((1,), 2), {
         "optimizer": "adam", "loss": "mse"}
 
 
@@ -102,7 +116,8 @@ def _assert_identical(eager, compiled):
     assert np.array_equal(rest[2], compiled[3]) and rest[3] == compiled[4]
 
 
-@pytest.mark.parametrize("family", [_mlp, _regularized, _custom, _cnn])
+@pytest.mark.parametrize("family", [_mlp, _regularized, _custom, _cnn, _recurrent,
+                                    _masked_two_inputs, _masked_python_loops])
 def test_traced_training_is_bit_identical_to_eager(family):
     _, eager, _ = _train(family, False)
     model, compiled, fallbacks = _train(family, True)
@@ -113,16 +128,40 @@ def test_traced_training_is_bit_identical_to_eager(family):
     assert steps["test"].replays > 0 and steps["predict"].replays > 0
 
 
-@pytest.mark.parametrize("family", [_recurrent, _masked_two_inputs])
-def test_recurrent_models_fall_back_with_one_warning_and_match_eager(family):
-    # the masked LSTM branches on the mask's values (a host read); the compiled recurrent
-    # time loop's calls do not yet repeat from one step to the next
-    _, eager, _ = _train(family, False)
-    model, compiled, fallbacks = _train(family, True)
-    _assert_identical(eager, compiled)
-    reason = model._jit_steps["train"].fallback_reason
-    train_warnings = [m for m in fallbacks if "train step" in m]
-    assert len(train_warnings) == 1 and reason in train_warnings[0]
+def test_recurrent_row_blocks_replay_bit_identically():
+    # batch 128 of LSTM(64) over 8 steps: the time loops run in row blocks on threads
+    # (where the engine has them); a replay must not let one block start from the
+    # previous replay's values of an array another block restores
+    lamina.utils.set_random_seed(5)
+    x = np.random.default_rng(4).standard_normal((128, 8, 4)).astype("float32")
+    y = np.random.default_rng(5).standard_normal((128, 1)).astype("float32")
+    results = []
+    for jit_compile in (False, True):
+        lamina.utils.set_random_seed(5)
+        model = lamina.Sequential([layers.Input((8, 4)), layers.LSTM(64), layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse", jit_compile=jit_compile)
+        losses = [model.train_on_batch(x, y) for _ in range(8)]
+        results.append((losses, model.get_weights(), model.evaluate(x, y, verbose=0)))
+    (eager_losses, eager_weights, eager_eval), (losses, weights, evaluation) = results
+    assert losses == eager_losses and evaluation == eager_eval
+    assert all(np.array_equal(a, b) for a, b in zip(eager_weights, weights))
+    assert model._jit_steps["train"].replays == 5
+
+
+class _ChangingOps(layers.Layer):
+    def build(self, input_shape):
+        self.calls = 0
+
+    def call(self, inputs):
+        self.calls += 1                  # one more op on every call
+        for _ in range(self.calls % 50):
+            inputs = inputs * 0.99
+        return inputs
+
+
+def _changing_ops():
+    model = lamina.Sequential([layers.Input((6,)), _ChangingOps(), layers.Dense(1)])
+    return model, _data((6,)), _data((1,), 2), {"optimizer": "adam", "loss": "mse"}
 
 
 class _ValueDependent(layers.Layer):
@@ -137,12 +176,15 @@ def _value_dependent():
     return model, _data((6,)), _data((1,), 2), {"optimizer": "adam", "loss": "mse"}
 
 
-def test_control_flow_on_tensor_values_falls_back_with_one_warning():
-    _, eager, _ = _train(_value_dependent, False)
-    model, compiled, fallbacks = _train(_value_dependent, True)
+@pytest.mark.parametrize("family, reason", [
+    (_changing_ops, "change from one step to the next"), (_value_dependent, "host read")])
+def test_untraceable_steps_fall_back_with_one_warning_and_match_eager(family, reason):
+    _, eager, _ = _train(family, False)
+    model, compiled, fallbacks = _train(family, True)
     _assert_identical(eager, compiled)
     train_warnings = [m for m in fallbacks if "train step" in m]
-    assert len(train_warnings) == 1 and "host read" in train_warnings[0]
+    assert len(train_warnings) == 1 and reason in train_warnings[0]
+    assert model._jit_steps["train"].fallback_reason in train_warnings[0]
     assert model._jit_steps["train"].replays == 0
 
 
@@ -210,3 +252,40 @@ def test_data_parallel_training_falls_back_with_one_warning(monkeypatch):
     messages = [str(w.message) for w in caught if issubclass(w.category, JitFallbackWarning)]
     assert len(messages) == 1 and "data-parallel" in messages[0]
     assert model._jit_steps["train"].replays == 0
+
+
+def test_predict_from_several_threads_gives_each_its_rows():
+    from concurrent.futures import ThreadPoolExecutor
+
+    lamina.utils.set_random_seed(0)
+    model, _, _, options = _mlp()
+    model.compile(jit_compile=True, **options)
+    inputs = [np.random.default_rng(seed).standard_normal((40, 6)).astype("float32")
+              for seed in range(6)]
+    expected = [model.predict_step((x, None, None)).numpy() for x in inputs]  # eager
+    with ThreadPoolExecutor(6) as pool:   # the first batches record while others run
+        rounds = [list(pool.map(lambda x: model.predict(x, batch_size=8, verbose=0),
+                                inputs)) for _ in range(3)]
+    for outputs in rounds:
+        assert all(np.array_equal(a, b) for a, b in zip(outputs, expected))
+    step = model._jit_steps["predict"]
+    assert step.fallback_reason is None and step.traces_built == 1 and step.replays > 0
+
+
+def _ctc():
+    model = lamina.Sequential([layers.Input((10, 4)), layers.Dense(5)])
+    labels = np.random.default_rng(1).integers(1, 5, (50, 3))
+    labels[::2, 2] = 0                     # padded with the blank
+    return model, _data((10, 4)), labels, {"optimizer": "adam", "loss": lamina.losses.CTC()}
+
+
+def test_ctc_loss_falls_back_with_one_warning_per_step_and_matches_eager():
+    # ctc_loss checks its labels and the blank index on the host (int() of an array)
+    _, eager, _ = _train(_ctc, False)
+    model, compiled, fallbacks = _train(_ctc, True)
+    _assert_identical(eager, compiled)
+    for kind in ("train", "test"):
+        messages = [m for m in fallbacks if f"{kind} step" in m]
+        assert len(messages) == 1 and "host read" in messages[0]
+        assert model._jit_steps[kind].replays == 0
+    assert model._jit_steps["predict"].fallback_reason is None   # no loss in predict
