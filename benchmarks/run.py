@@ -29,8 +29,8 @@ sys.path.insert(0, HERE)
 
 from workloads import BATCH, WORKLOADS  # noqa: E402
 
-SAMPLES = {"W1": 60000, "W1-predict": 60000, "W2": 10000, "W3": 5000, "W4": 20000,
-           "W5": 8000}
+SAMPLES = {"W1": 60000, "W1-predict": 60000, "W2": 10000, "W3": 5000, "W3-64": 5000,
+           "W4": 20000, "W5": 8000}
 #: The PyTorch runs a lamina row is compared with; the faster one is the reference.
 TORCH_PEERS = ("torch", "torch-mha")
 

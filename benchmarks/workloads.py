@@ -1,5 +1,6 @@
-"""The fixed benchmark workloads W1-W5 (data, models, batch sizes, Adam, the timing
-protocol: see the README's Benchmarks section): data and per-framework runners.
+"""The fixed benchmark workloads W1-W5 and W3-64 (W3 with LSTM(64)): data, models,
+batch sizes, Adam, the timing protocol (see the README's Benchmarks section); data and
+per-framework runners.
 
 Each runner builds the model, runs one warm-up epoch, then ``epochs`` timed epochs, and
 returns ``{"times": [...], "warmup_loss": float, "unit": "epoch"}``. Frameworks:
@@ -13,8 +14,10 @@ import time
 
 import numpy as np
 
-WORKLOADS = ("W1", "W1-predict", "W2", "W3", "W4", "W5")
-BATCH = {"W1": 128, "W1-predict": 1024, "W2": 128, "W3": 64, "W4": 32, "W5": 32}
+WORKLOADS = ("W1", "W1-predict", "W2", "W3", "W3-64", "W4", "W5")
+BATCH = {"W1": 128, "W1-predict": 1024, "W2": 128, "W3": 64, "W3-64": 64, "W4": 32, "W5": 32}
+#: The LSTM width of W3 and of its variant W3-64 (the same data and head, LSTM(64)).
+LSTM_UNITS = {"W3": 128, "W3-64": 64}
 #: W5's Transformer encoder: vocabulary, sequence length, width, heads, MLP width, blocks.
 VOCAB, LENGTH, WIDTH, HEADS, HIDDEN, BLOCKS = 5000, 64, 128, 4, 256, 2
 
@@ -28,7 +31,7 @@ def make_data(workload):
     if workload == "W2":
         x = rng.standard_normal((10000, 28, 28, 1), dtype=np.float32)
         return x, rng.integers(0, 10, size=10000)
-    if workload == "W3":
+    if workload in LSTM_UNITS:
         x = rng.standard_normal((5000, 50, 32), dtype=np.float32)
         return x, rng.integers(0, 10, size=5000)
     if workload == "W4":
@@ -69,8 +72,9 @@ def run_lamina(workload, epochs, jit_compile=False):
                  layers.MaxPooling2D(2), layers.Conv2D(64, 3, activation="relu"),
                  layers.MaxPooling2D(2), layers.Flatten(), layers.Dense(128, activation="relu"),
                  layers.Dense(10)]
-    elif workload == "W3":
-        stack = [layers.Input((50, 32)), layers.LSTM(128), layers.Dense(10)]
+    elif workload in LSTM_UNITS:
+        stack = [layers.Input((50, 32)), layers.LSTM(LSTM_UNITS[workload]),
+                 layers.Dense(10)]
     else:
         stack = [layers.Input((20,)), layers.Dense(32, activation="relu"), layers.Dense(1)]
     model = _lamina_encoder() if workload == "W5" else lamina.Sequential(stack)
@@ -216,12 +220,14 @@ def run_torch(workload, epochs, library_attention=False):
         model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
                               nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                               nn.Linear(64 * 5 * 5, 128), nn.ReLU(), nn.Linear(128, 10))
-    elif workload == "W3":
+    elif workload in LSTM_UNITS:
+        units = LSTM_UNITS[workload]
+
         class LastStep(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.lstm = nn.LSTM(32, 128, batch_first=True)
-                self.head = nn.Linear(128, 10)
+                self.lstm = nn.LSTM(32, units, batch_first=True)
+                self.head = nn.Linear(units, 10)
 
             def forward(self, inputs):
                 _, (hidden, _) = self.lstm(inputs)

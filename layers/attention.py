@@ -11,7 +11,8 @@ import math
 from ..backends import ops, state
 from ..backends.random import SeededStream
 from ..backends.autodiff import Tensor
-from ..backends.ops.attention_core import attention_core
+from ..backends.ops.attention_core import (attention_core, packed_attention_core,
+                                           packed_projection)
 from ..backends.ops.core import index_data
 from .options import initializers as initializers_module
 from .options import regularizers as regularizers_module
@@ -217,20 +218,30 @@ class MultiHeadAttention(Layer):
                                     else mask, value_mask, key_mask if key is not value
                                     else None, attention_mask, use_causal_mask)
 
+        dropout = self.dropout if training else 0.0
+        scale = 1.0 / math.sqrt(float(self.key_dim))
+        if query is value and key is value and not return_attention_scores:
+            # Self-attention: the three projections as one GEMM (see _packed_projection).
+            context = packed_attention_core(
+                self._packed_projection(query), self.num_heads, self.key_dim,
+                self.value_dim, scale, keep, dropout,
+                self._random_generator() if dropout else None)
+            return self._output_dense(ops.reshape(
+                context, (batch, *d_query, self.num_heads, self.value_dim)))
+
         def flat(projected, size):                     # (B, ..., H, k) -> (B, L, H, k)
             return ops.reshape(projected, (batch, -1, self.num_heads, size))
 
         q = flat(self._query_dense(query), self.key_dim)
         k = flat(self._key_dense(key), self.key_dim)
         v = flat(self._value_dense(value), self.value_dim)
-        dropout = self.dropout if training else 0.0
         if not return_attention_scores:             # one fused op (no scores to return)
-            context = attention_core(q, k, v, 1.0 / math.sqrt(float(self.key_dim)), keep,
-                                     dropout, self._random_generator() if dropout else None)
+            context = attention_core(q, k, v, scale, keep, dropout,
+                                     self._random_generator() if dropout else None)
             return self._output_dense(ops.reshape(
                 context, (batch, *d_query, self.num_heads, self.value_dim)))
         q, k, v = (ops.transpose(a, (0, 2, 1, 3)) for a in (q, k, v))   # (B, H, L, k)
-        q = ops.multiply(q, 1.0 / math.sqrt(float(self.key_dim)))
+        q = ops.multiply(q, scale)
         scores = ops.matmul(q, ops.transpose(k, (0, 1, 3, 2)))        # (B, H, T, S)
         probabilities = _masked_softmax(scores, None if keep is None else keep[:, None])
         attended = probabilities
@@ -240,6 +251,17 @@ class MultiHeadAttention(Layer):
         context = ops.reshape(context, (batch, *d_query, self.num_heads, self.value_dim))
         scores_shape = (batch, self.num_heads, *d_query, *value.shape[1:-1])
         return self._output_dense(context), ops.reshape(probabilities, scores_shape)
+
+    def _packed_projection(self, inputs):
+        """The query, key and value projections of ``inputs`` as ONE dense op:
+        (B, ..., D) -> (B, L, H * (2 key_dim + value_dim)), their kernels (and biases)
+        joined on the output axis for this call (the weights stay three variables)."""
+        projections = (self._query_dense, self._key_dense, self._value_dense)
+        kernels = [ops.reshape(p.kernel, (p.in_size, p.out_size)) for p in projections]
+        biases = None if not self.use_bias else [
+            ops.reshape(p.bias, (p.out_size,)) for p in projections]
+        flat = ops.reshape(inputs, (inputs.shape[0], -1, inputs.shape[-1]))
+        return packed_projection(flat, kernels, biases)
 
     def _attention_keep(self, batch, t_len, s_len, query_mask, value_mask, key_mask,
                         attention_mask, use_causal_mask):

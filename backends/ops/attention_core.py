@@ -18,6 +18,12 @@ row attends to nothing. Dropout draws one uniform array of the probabilities' sh
 ``generator`` after the softmax, as :func:`lamina.ops.dropout` does, so a seeded layer
 drops the same entries either way.
 
+Self-attention (query, key and value projected from one tensor) can pass the three
+projections as ONE packed ``(batch, length, heads * (2 depth + value_depth))`` array
+(:func:`packed_attention_core`), made by :func:`packed_projection`: one GEMM for all
+three projections forward and one for each of their input and kernel gradients; the core
+writes the three gradients into one packed array (views, no concatenation).
+
 Example:
     >>> context = attention_core(q, k, v, scale=1 / math.sqrt(32), keep=mask)
 """
@@ -45,16 +51,121 @@ def attention_core(query, key, value, scale, keep=None, dropout=0.0, generator=N
         The context, a Tensor of shape (batch, target, heads, value_depth), differentiable
         in query, key and value.
     """
-    backend = state.backend()
-    numpy_like = backend.xp
     q, k, v = data_of(query), data_of(key), data_of(value)
     if q.ndim != 4 or k.ndim != 4 or v.ndim != 4 or k.shape[:3] != v.shape[:3] \
             or q.shape[0] != k.shape[0] or q.shape[2:] != k.shape[2:]:
         raise ValueError(f"attention_core expects query (batch, target, heads, depth), key "
                          f"(batch, source, heads, depth) and value (batch, source, heads, "
                          f"value_depth), got shapes {q.shape}, {k.shape}, {v.shape}")
+    context, backward_into = _core(q, k, v, scale, keep, dropout, generator)
+    numpy_like = state.backend().xp
+
+    def backward(g, needs):
+        grads = [numpy_like.empty(a.shape, a.dtype) if need else None
+                 for a, need in zip((q, k, v), needs)]
+        backward_into(g, grads)
+        return tuple(grads)
+
+    return record(context, (query, key, value), backward, "attention_core")
+
+
+def packed_attention_core(packed, heads, depth, value_depth, scale, keep=None, dropout=0.0,
+                          generator=None):
+    """:func:`attention_core` of self-attention, from one packed projection.
+
+    Args:
+        packed: (batch, length, heads * (2 depth + value_depth)): the query, key and value
+            projections side by side on the last axis, each head-major
+            (``heads * depth`` = ``(heads, depth)`` flattened).
+        heads, depth, value_depth: the head count and the sizes of each head.
+        scale, keep, dropout, generator: as :func:`attention_core`.
+
+    Returns:
+        The context (batch, length, heads, value_depth), differentiable in ``packed``.
+    """
+    p = data_of(packed)
+    if p.ndim != 3 or p.shape[2] != heads * (2 * depth + value_depth):
+        raise ValueError(f"packed_attention_core expects packed (batch, length, "
+                         f"{heads * (2 * depth + value_depth)}) for {heads} heads of depth "
+                         f"{depth} and value depth {value_depth}, got shape {p.shape}")
+    context, backward_into = _core(*_unpack(p, heads, depth, value_depth), scale, keep,
+                                   dropout, generator)
+    numpy_like = state.backend().xp
+
+    def backward(g, needs):
+        grad = numpy_like.empty(p.shape, p.dtype)
+        backward_into(g, list(_unpack(grad, heads, depth, value_depth)))
+        return (grad,)
+
+    return record(context, (packed,), backward, "packed_attention_core")
+
+
+def packed_projection(x, kernels, biases=None):
+    """``x @ concatenate(kernels, axis=1) + concatenate(biases)`` as ONE GEMM: the packed
+    query/key/value projection of self-attention.
+
+    Args:
+        x: (..., in).
+        kernels: 2-D tensors (in, out_i), joined for this call only.
+        biases: None or one (out_i,) tensor per kernel.
+
+    Returns:
+        (..., sum(out_i)), differentiable in x, each kernel and each bias. The backward
+        is one GEMM for x's gradient and one for all the kernels' (each kernel gets its
+        C-contiguous block of it, as the compiled optimizers want).
+    """
+    backend = state.backend()
+    numpy_like = backend.xp
+    a = data_of(x)
+    weights = [data_of(k) for k in kernels]
+    if any(w.ndim != 2 or w.shape[0] != a.shape[-1] for w in weights) or (
+            biases is not None and len(biases) != len(weights)):
+        raise ValueError(f"packed_projection expects 2-D kernels ({a.shape[-1]}, out) and "
+                         f"one bias per kernel, got kernels of shapes "
+                         f"{[w.shape for w in weights]} for input of shape {a.shape}")
+    joined = numpy_like.concatenate(weights, axis=1)
+    bias = None if biases is None else numpy_like.concatenate([data_of(b) for b in biases])
+    out = backend.linear(a, joined, bias)
+    bounds = [0]
+    for w in weights:
+        bounds.append(bounds[-1] + w.shape[1])
+
+    def backward(g, needs):
+        g2 = g.reshape(-1, g.shape[-1])
+        count = len(weights)
+        grads = [backend.linear(g2, joined.T).reshape(a.shape) if needs[0] else None]
+        if any(needs[1:1 + count]):
+            whole = backend.linear(a.reshape(-1, a.shape[-1]).T, g2)
+            grads += [numpy_like.ascontiguousarray(whole[:, start:stop]) if need else None
+                      for start, stop, need in zip(bounds, bounds[1:], needs[1:1 + count])]
+        else:
+            grads += [None] * count
+        if biases is not None:
+            summed = g2.sum(axis=0) if any(needs[1 + count:]) else None
+            grads += [summed[start:stop] if need else None
+                      for start, stop, need in zip(bounds, bounds[1:], needs[1 + count:])]
+        return tuple(grads)
+
+    inputs = (x, *kernels) + (() if biases is None else tuple(biases))
+    return record(out, inputs, backward, "packed_projection")
+
+
+def _unpack(packed, heads, depth, value_depth):
+    """The (batch, length, heads, size) views of query, key and value in ``packed``."""
+    batch, length = packed.shape[:2]
+    bounds = (0, heads * depth, 2 * heads * depth, heads * (2 * depth + value_depth))
+    return tuple(packed[:, :, start:stop].reshape(batch, length, heads, size)
+                 for start, stop, size in zip(bounds[:-1], bounds[1:],
+                                              (depth, depth, value_depth)))
+
+
+def _core(q, k, v, scale, keep, dropout, generator):
+    """The forward on engine arrays: the context and ``backward_into(g, grads)``, which
+    writes the gradients of q, k and v into the arrays ``grads`` (None: not needed)."""
     if not 0.0 <= dropout < 1.0:
         raise ValueError(f"attention_core needs dropout in [0, 1), got {dropout!r}")
+    backend = state.backend()
+    numpy_like = backend.xp
     batch, target, heads, _ = q.shape
     dtype = q.dtype
     scaled_q = q * dtype.type(scale)
@@ -86,10 +197,9 @@ def attention_core(query, key, value, scale, keep=None, dropout=0.0, generator=N
 
     backend.run_blocks(forward, blocks)
 
-    def backward(g, needs):
+    def backward_into(g, grads):
         g_heads = numpy_like.ascontiguousarray(g).transpose(0, 2, 1, 3)
-        grads = [numpy_like.empty(a.shape, dtype) if need else None
-                 for a, need in zip((q, k, v), needs)]
+        needs = [a is not None for a in grads]
         grad_heads = [None if a is None else a.transpose(0, 2, 1, 3) for a in grads]
 
         def work(rows):
@@ -113,6 +223,5 @@ def attention_core(query, key, value, scale, keep=None, dropout=0.0, generator=N
                                   out=grad_heads[1][rows])
 
         backend.run_blocks(work, blocks)
-        return tuple(grads)
 
-    return record(context, (query, key, value), backward, "attention_core")
+    return context, backward_into

@@ -1,7 +1,7 @@
 """The fused attention core (``backends/ops/attention_core.py``): finite-difference
 gradients on every engine (with and without a mask), the same numbers and gradients as the
 array-call composition MultiHeadAttention used before (masked, fully masked rows, seeded
-dropout), and bad input."""
+dropout), the packed self-attention form against the separate one, and bad input."""
 
 import math
 
@@ -10,7 +10,8 @@ import pytest
 
 import lamina
 from lamina import layers, ops
-from lamina.backends.ops.attention_core import attention_core
+from lamina.backends.ops.attention_core import (attention_core, packed_attention_core,
+                                               packed_projection)
 
 RNG = np.random.default_rng(7)
 
@@ -94,9 +95,94 @@ def test_multi_head_attention_matches_its_scores_path(engine, training):
     np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-5, atol=2e-6)
 
 
+def unpacked(packed, heads, depth, value_depth):
+    """The query, key and value of a packed (batch, length, heads * sizes) tensor."""
+    batch, length = packed.shape[:2]
+    bounds = np.cumsum([0, heads * depth, heads * depth, heads * value_depth])
+    return [ops.reshape(packed[:, :, int(a):int(b)], (batch, length, heads, size))
+            for a, b, size in zip(bounds[:-1], bounds[1:], (depth, depth, value_depth))]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_packed_gradients(check_op, masked):
+    keep = RNG.random((2, 4, 4)) > 0.3 if masked else None
+    packed = RNG.standard_normal((2, 4, 2 * (2 + 2 + 3)))
+
+    def op(p):
+        return packed_attention_core(p, 2, 2, 3, 0.7, keep)
+
+    check_op(op, [packed], reference=lambda p: composed(
+        *unpacked(lamina.Tensor(p), 2, 2, 3), 0.7, keep).numpy())
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.3])
+def test_packed_matches_the_separate_projections(engine, dropout):
+    packed = RNG.standard_normal((3, 6, 2 * (4 + 4 + 3))).astype("float32")
+    keep = RNG.random((3, 6, 6)) > 0.4
+    backend = lamina.backends.get_backend()
+
+    def separate(p, **kwargs):
+        return attention_core(*unpacked(p, 2, 4, 3), **kwargs)
+
+    got, want = (results(fn, [packed], scale=0.5, keep=keep, dropout=dropout,
+                         generator=backend.make_generator(11))
+                 for fn in (lambda p, **kw: packed_attention_core(p, 2, 4, 3, **kw), separate))
+    for a, b in zip(got, want):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_packed_projection_gradients(check_op, use_bias):
+    x = RNG.standard_normal((2, 3, 4))
+    kernels = [RNG.standard_normal((4, n)) for n in (2, 2, 3)]
+    biases = [RNG.standard_normal(n) for n in (2, 2, 3)] if use_bias else []
+
+    def op(x, *weights):
+        return packed_projection(x, weights[:3], weights[3:] or None)
+
+    def reference(x, *weights):
+        out = x @ np.concatenate(weights[:3], axis=1)
+        return out + np.concatenate(weights[3:]) if weights[3:] else out
+
+    check_op(op, [x, *kernels, *biases], reference=reference)
+
+
+def test_packed_projection_gives_contiguous_kernel_gradients(engine):
+    x = lamina.Tensor(RNG.standard_normal((5, 4)).astype("float32"))
+    kernels = [lamina.Tensor(RNG.standard_normal((4, 3)).astype("float32"),
+                             requires_grad=True) for _ in range(3)]
+    grads = lamina.grad(ops.sum(ops.square(packed_projection(x, kernels))), kernels)
+    assert all(g.data.flags.c_contiguous for g in grads)
+
+
+def test_self_attention_gradients_match_the_separate_path(engine):
+    """``mha(x, x)`` (one packed projection GEMM) and ``mha(x, copy_of_x)`` (three
+    projections) give the same output and the same gradients of every weight and of x."""
+    x = RNG.standard_normal((3, 5, 8)).astype("float32")
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=3, value_dim=2)
+    layer(x, x)
+    outputs = []
+    for packed in (True, False):
+        query = lamina.Tensor(x, requires_grad=True)
+        value = query if packed else lamina.Tensor(x, requires_grad=True)
+        out = layer(query, value)
+        sources = list(layer.trainable_weights) + [query] + ([] if packed else [value])
+        grads = [np.asarray(g) for g in lamina.grad(ops.sum(ops.square(out)), sources)]
+        if not packed:                    # x's gradient: through the query and the value
+            grads = grads[:-2] + [grads[-2] + grads[-1]]
+        outputs.append([out.numpy()] + grads)
+    for a, b in zip(*outputs):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
 def test_bad_input(engine):
     q, k, v = arrays()
     with pytest.raises(ValueError, match="attention_core expects"):
         attention_core(q[0], k, v, 1.0)
     with pytest.raises(ValueError, match="dropout in"):
         attention_core(q, k, v, 1.0 / math.sqrt(4), dropout=1.0)
+    with pytest.raises(ValueError, match="packed_attention_core expects"):
+        packed_attention_core(RNG.standard_normal((2, 3, 10)), 2, 2, 2, 1.0)
+    with pytest.raises(ValueError, match="packed_projection expects"):
+        packed_projection(RNG.standard_normal((2, 3)), [RNG.standard_normal((4, 2))])
