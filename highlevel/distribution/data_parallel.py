@@ -25,6 +25,8 @@ class DataParallel:
             takes its rows of each batch. False: each process' ``x`` is already its own
             shard (then random layers and synchronized BatchNormalization act per process).
         bucket_bytes: the largest gradient bucket one allreduce sums (default 16 MiB).
+        overlap: True (default): each bucket's sum starts during the backward pass as
+            soon as its gradients are final; False: all sums start after it.
 
     Example::
 
@@ -34,7 +36,7 @@ class DataParallel:
     """
 
     def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True,
-                 bucket_bytes=DEFAULT_BUCKET_BYTES):
+                 bucket_bytes=DEFAULT_BUCKET_BYTES, overlap=True):
         if device_mesh is not None:
             raise ValueError("DataParallel: device_mesh is not supported (each process is "
                              "one device); pass devices=list_devices() or nothing. "
@@ -51,8 +53,9 @@ class DataParallel:
         self.devices = list(devices) if devices is not None else runtime.list_devices()
         self.auto_shard_dataset = bool(auto_shard_dataset)
         self.bucket_bytes = bucket_bytes
+        self.overlap = bool(overlap)
         self.hook = None if self.communicator.size == 1 else training_hook.DataParallelHook(
-            self.communicator, self.auto_shard_dataset, bucket_bytes)
+            self.communicator, self.auto_shard_dataset, bucket_bytes, self.overlap)
 
     @property
     def num_processes(self):
