@@ -78,13 +78,19 @@ def share_fraction():
     return (stop - start) / total
 
 
-_gradients = threading.local()
+class _Reduced(threading.local):
+    """Whether the calling thread's gradients are averaged already."""
+
+    reduced = False
+
+
+_gradients = _Reduced()
 
 
 def set_gradient_reducer(function):
     """Register ``function(gradients) -> gradients`` that averages a step's gradients over
-    the processes (``lamina.distribution`` does while a data-parallel ``fit`` runs; None
-    unregisters). Optimizers call it through :func:`reduce_gradients`."""
+    the processes (``lamina.distribution`` does while a ``DataParallel`` of several
+    processes is the distribution set; None unregisters). Optimizers call it through :func:`reduce_gradients`."""
     _reducer["gradients"] = function
 
 
@@ -93,7 +99,7 @@ def reduce_gradients(gradients):
     when none is, or inside :func:`gradients_reduced`). ``Optimizer.apply`` calls it
     first, so a custom ``train_step`` with ``grad`` and ``optimizer.apply`` averages too."""
     function = _reducer["gradients"]
-    if function is None or getattr(_gradients, "reduced", False):
+    if function is None or _gradients.reduced:
         return gradients
     return function(gradients)
 
@@ -102,8 +108,7 @@ def reduce_gradients(gradients):
 def gradients_reduced():
     """Inside it :func:`reduce_gradients` is the identity on this thread: an optimizer that
     averaged already and hands its gradients to an inner one (LossScaleOptimizer)."""
-    before = getattr(_gradients, "reduced", False)
-    _gradients.reduced = True
+    before, _gradients.reduced = _gradients.reduced, True
     try:
         yield
     finally:

@@ -10,9 +10,13 @@ class DataParallel:
 
     Every process holds the whole model. ``fit(batch_size=B)``'s ``B`` is the global
     batch: each process takes its contiguous share of every global batch of the shared,
-    seeded shuffle; gradients are averaged with one bucketed allreduce per step, weighted
-    by each share, so the update is the single-process one for the same global batch and
-    seed, on every process. Weights, optimizer state and the seed start from rank 0's;
+    seeded shuffle; gradients are averaged with one bucketed allreduce per step (each
+    bucket's sum starting during the backward pass), weighted by each share, and each
+    share's loss divides by the global batch's denominator (its elements, valid mask
+    entries or weight sum), so the update -- and the logged loss -- is the
+    single-process one for the same global batch and seed, on every process, whatever the
+    reduction, masks and sample weights. ``optimizer.apply`` averages, so a custom
+    ``train_step`` written with ``lamina.grad`` does too. Weights, optimizer state and the seed start from rank 0's;
     random layers draw the global batch's noise and keep their rows. Loss and metrics are
     reduced over processes, ``evaluate``/``predict`` shard and gather, and callbacks with
     side effects (progress bar, CSVLogger, ModelCheckpoint, BackupAndRestore,

@@ -29,9 +29,14 @@ CASES = [("mlp", "float64", 32, MEAN), ("mlp", "float32", 32, MEAN),
 def test_two_processes_train_to_the_single_process_weights(tmp_path, model, dtype, batch,
                                                            reduction):
     # 80 training rows: the last batch (80 % batch) is uneven, sample weights are set
-    options = ["--model", model, "--dtype", dtype, "--batch", batch, "--reduction", reduction]
+    _check_two_processes_equal_one(tmp_path, ["--model", model, "--dtype", dtype, "--batch",
+                                              batch, "--reduction", reduction], dtype)
+    assert np.load(tmp_path / "single.rank0.npz")["arr_0"].dtype == np.dtype(dtype)
+
+
+def _check_two_processes_equal_one(tmp_path, options, dtype, multi_options=()):
     mpi.check(mpi.run(["train", tmp_path / "single", *options], processes=None))
-    mpi.check(mpi.run(["train", tmp_path / "multi", *options]))
+    mpi.check(mpi.run(["train", tmp_path / "multi", *options, *multi_options]))
     single = np.load(tmp_path / "single.rank0.npz")
     first, second = (np.load(tmp_path / f"multi.rank{r}.npz") for r in (0, 1))
     tolerance = 1e-12 if dtype == "float64" else 1e-5
@@ -39,7 +44,6 @@ def test_two_processes_train_to_the_single_process_weights(tmp_path, model, dtyp
         np.testing.assert_array_equal(first[key], second[key], err_msg=key)  # bit-identical
         np.testing.assert_allclose(first[key], single[key], rtol=0, atol=tolerance,
                                    err_msg=key)
-    assert single["arr_0"].dtype == np.dtype(dtype)
 
 
 @mpi.needs_mpi
@@ -47,15 +51,9 @@ def test_two_processes_train_to_the_single_process_weights(tmp_path, model, dtyp
 def test_small_buckets_summed_during_or_after_the_backward_pass(tmp_path, overlap):
     # 200-byte buckets: dozens of non-blocking sums per step, started while the backward
     # pass runs (overlap) or after it
-    options = ["--model", "masked", "--dtype", "float64", "--batch", 27]
-    mpi.check(mpi.run(["train", tmp_path / "single", *options], processes=None))
-    mpi.check(mpi.run(["train", tmp_path / "multi", *options, "--bucket-bytes", 200,
-                       *(["--no-overlap"] if overlap == "no-overlap" else [])]))
-    single = np.load(tmp_path / "single.rank0.npz")
-    first, second = (np.load(tmp_path / f"multi.rank{r}.npz") for r in (0, 1))
-    for key in single.files:
-        np.testing.assert_array_equal(first[key], second[key], err_msg=key)
-        np.testing.assert_allclose(first[key], single[key], rtol=0, atol=1e-12, err_msg=key)
+    _check_two_processes_equal_one(
+        tmp_path, ["--model", "masked", "--dtype", "float64", "--batch", 27], "float64",
+        ["--bucket-bytes", 200, *(["--no-overlap"] if overlap == "no-overlap" else [])])
 
 
 def test_data_parallel_arguments_are_checked():
