@@ -158,8 +158,9 @@ class DataParallelHook:
     def overlap(self, variables):
         """``grad``'s ``on_gradient`` for this step's gradients of ``variables``: each
         bucket's sum starts as soon as the backward pass has finished its gradients;
-        :meth:`reduce_gradients` completes it. None when ``overlap`` is off."""
-        if not self.overlaps:
+        :meth:`reduce_gradients` completes it. None when ``overlap`` is off (or there
+        is nothing to train)."""
+        if not self.overlaps or not variables:
             return None
         if self._in_flight is not None:    # begun but never applied
             self._in_flight.discard()

@@ -68,7 +68,8 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
     number of elements (by the valid entries' count with a ``mask``); ``"sum"``: their
     sum; ``"mean_with_sample_weight"``: divided by the sum of the weights;
     ``"none"``/``None``: the weighted values. In a data-parallel step the denominators are
-    those of the global batch (:func:`replica_divisor`).
+    those of the global batch (:func:`replica_divisor`; a collective only with a mask or
+    ``"mean_with_sample_weight"``).
     """
     dtype = values.dtype
     shared = None
@@ -98,8 +99,8 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
         divisor = float(state.backend().xp.broadcast_to(unwrap(weights), values.shape).sum())
         shared = replica_divisor(divisor)
         return _divided(ops.sum(values), divisor if shared is None else shared)
-    if mask is None:
-        shared = replica_divisor(values.data.size)
+    # no mask: the local mean already is this share's part of the global one (its
+    # elements are its rows times the same per-row count), with no collective
     if values.data.size == 0:
         return Tensor(state.backend().xp.zeros((), dtype=dtype))
     return ops.mean(values) if shared is None else _divided(ops.sum(values), shared)
