@@ -90,7 +90,8 @@ _gradients = _Reduced()
 def set_gradient_reducer(function):
     """Register ``function(gradients) -> gradients`` that averages a step's gradients over
     the processes (``lamina.distribution`` does while a ``DataParallel`` of several
-    processes is the distribution set; None unregisters). Optimizers call it through :func:`reduce_gradients`."""
+    processes is the distribution set; None unregisters). Optimizers call it through
+    :func:`reduce_gradients`."""
     _reducer["gradients"] = function
 
 

@@ -10,17 +10,17 @@ class DataParallel:
 
     Every process holds the whole model. ``fit(batch_size=B)``'s ``B`` is the global
     batch: each process takes its contiguous share of every global batch of the shared,
-    seeded shuffle; gradients are averaged with one bucketed allreduce per step (each
-    bucket's sum starting during the backward pass), weighted by each share, and each
-    share's loss divides by the global batch's denominator (its elements, valid mask
-    entries or weight sum), so the update -- and the logged loss -- is the
-    single-process one for the same global batch and seed, on every process, whatever the
-    reduction, masks and sample weights. ``optimizer.apply`` averages, so a custom
-    ``train_step`` written with ``lamina.grad`` does too. Weights, optimizer state and the seed start from rank 0's;
-    random layers draw the global batch's noise and keep their rows. Loss and metrics are
-    reduced over processes, ``evaluate``/``predict`` shard and gather, and callbacks with
-    side effects (progress bar, CSVLogger, ModelCheckpoint, BackupAndRestore,
-    TensorBoard) run on rank 0 only.
+    seeded shuffle; gradients are averaged with one bucketed allreduce per step (with
+    several buckets, each one's sum starts during the backward pass), weighted by each
+    share, and each share's loss divides by the global batch's denominator (its
+    elements, valid mask entries or weight sum), so the update -- and the logged loss --
+    is the single-process one for the same global batch and seed, on every process,
+    whatever the reduction, masks and sample weights. ``optimizer.apply`` averages, so a
+    custom ``train_step`` written with ``lamina.grad`` does too. Weights, optimizer state
+    and the seed start from rank 0's; random layers draw the global batch's noise and
+    keep their rows. Loss and metrics are reduced over processes, ``evaluate``/``predict``
+    shard and gather, and callbacks with side effects (progress bar, CSVLogger,
+    ModelCheckpoint, BackupAndRestore, TensorBoard) run on rank 0 only.
 
     Args:
         device_mesh: not supported (processes are the devices); must be None.
@@ -29,8 +29,9 @@ class DataParallel:
             takes its rows of each batch. False: each process' ``x`` is already its own
             shard (then random layers and synchronized BatchNormalization act per process).
         bucket_bytes: the largest gradient bucket one allreduce sums (default 16 MiB).
-        overlap: True (default): each bucket's sum starts during the backward pass as
-            soon as its gradients are final; False: all sums start after it.
+        overlap: True (default): with several buckets, each bucket's sum starts during
+            the backward pass as soon as its gradients are final; False: all sums start
+            after it.
 
     Example::
 

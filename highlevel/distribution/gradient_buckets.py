@@ -61,6 +61,7 @@ class _InFlight:
                 self.waiting[bucket] += 1
         self.packed = set()
         self.requests = []
+        self.tested = 0          # requests[:tested] are complete
 
     def pack(self, index, gradient):
         """Pack ``weight * gradient`` of variable ``index`` and start every bucket that
@@ -68,6 +69,16 @@ class _InFlight:
         if index not in self.packed and index in self.layout.spans:
             self._pack(index, gradient)
             self._start_ready()
+            self._progress()
+
+    def _progress(self):
+        # MPI moves a non-blocking sum on only inside MPI calls: test the oldest unfinished
+        # one while the backward pass goes on
+        while self.tested < len(self.requests):
+            request = self.requests[self.tested]
+            if request is not None and not request.test():
+                return
+            self.tested += 1
 
     def _pack(self, index, gradient):
         self.packed.add(index)
@@ -133,8 +144,11 @@ class GradientAverager:
     def begin(self, variables, weight):
         """Start an average of the gradients of ``variables`` packed as they become final:
         returns the in-flight average, whose ``pack(index, gradient)`` is ``grad``'s
-        ``on_gradient`` and whose ``finish(gradients)`` completes it like :meth:`average`."""
-        return _InFlight(self, self.layout([v.data for v in variables]), weight)
+        ``on_gradient`` and whose ``finish(gradients)`` completes it like :meth:`average`.
+        None when the gradients fit one bucket: its sum could start only once the
+        backward pass is over."""
+        layout = self.layout([v.data for v in variables])
+        return _InFlight(self, layout, weight) if len(layout.buckets) > 1 else None
 
     def average(self, gradients, weight):
         """``sum_r weight_r * g_r / sum_r weight_r`` of each gradient (Tensors or engine

@@ -158,14 +158,14 @@ class DataParallelHook:
     def overlap(self, variables):
         """``grad``'s ``on_gradient`` for this step's gradients of ``variables``: each
         bucket's sum starts as soon as the backward pass has finished its gradients;
-        :meth:`reduce_gradients` completes it. None when ``overlap`` is off (or there
-        is nothing to train)."""
+        :meth:`reduce_gradients` completes it. None when ``overlap`` is off, or the
+        gradients fit one bucket (or there are none)."""
         if not self.overlaps or not variables:
             return None
         if self._in_flight is not None:    # begun but never applied
             self._in_flight.discard()
         self._in_flight = self.averager.begin(variables, self._weight())
-        return self._in_flight.pack
+        return None if self._in_flight is None else self._in_flight.pack
 
     def reduce_gradients(self, gradients):
         """The gradients averaged over the processes, each weighted by its rows of the

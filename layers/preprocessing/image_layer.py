@@ -99,7 +99,8 @@ class RandomImageLayer(ImageLayer):
         draw, so the augmentation does not depend on the number of processes."""
         backend = state.backend()
         draws = draw_rows(lambda rows: backend.random_uniform(
-            self._stream.generator(), rows, "float32", float(low), float(high)), tuple(shape))
+            self._stream.generator(), rows, "float32", float(low), float(high)),
+            tuple(shape))
         return np.asarray(state.backend().to_numpy(draws), dtype=np.float32)
 
     def get_config(self):

@@ -116,6 +116,7 @@ def test_bucket_sums_start_during_the_backward_pass_and_apply_completes_them():
     for got, expected in zip(averaged, grads):
         np.testing.assert_allclose(got, expected.numpy(), rtol=1e-15)
     assert hook.overlap([]) is None    # nothing to train: nothing in flight
+    assert DataParallelHook(communicator).overlap(variables) is None      # one bucket
     assert DataParallelHook(communicator, overlap=False).overlap(variables) is None
 
 

@@ -19,7 +19,7 @@ def _data():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 3, size=(ROWS, 5))
     probabilities = rng.dirichlet(np.ones(3), size=(ROWS, 5))
-    mask = np.arange(5) < np.array([1, 1, 2, 5, 5, 4, 5])[:, None]   # share 0: mostly padding
+    mask = np.arange(5) < np.array([1, 1, 2, 5, 5, 4, 5])[:, None]   # share 0: padded
     return y, probabilities, mask, rng.uniform(0.5, 1.5, size=ROWS)
 
 

@@ -148,7 +148,10 @@ def collectives(args, rank):
     summed = np.arange(6, dtype="float64") * (rank + 1)
     communicator.allreduce(summed)
     started = np.full(5, rank + 1.0, dtype="float32")
-    communicator.allreduce_start(started).wait()
+    request = communicator.allreduce_start(started)
+    while not request.test():             # progresses without blocking, then completes
+        pass
+    request.wait()
     broadcast = np.full(3, float(rank))
     communicator.broadcast(broadcast, root=1)
     chief = communicator.broadcast_object({"rank": rank})
