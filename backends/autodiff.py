@@ -349,7 +349,33 @@ def _topological_order(root):
     return sorted(found.values(), key=_NODE_ORDER, reverse=True)
 
 
-def grad(loss, sources, output_gradient=None, retain_graph=False):
+class _Completion:
+    """``on_gradient(position, gradient)`` for each source, called as soon as every node
+    consuming the source has been walked (its gradient is final)."""
+
+    def __init__(self, order, sources, on_gradient):
+        self.positions = {}
+        for position, source in enumerate(sources):
+            self.positions.setdefault(id(source), []).append(position)
+        self.left = dict.fromkeys(self.positions, 0)
+        for tensor in order:
+            node = tensor.node
+            for item, need in zip(node.inputs, node.needs):
+                if need and id(item) in self.left:
+                    self.left[id(item)] += 1
+        self.on_gradient = on_gradient
+
+    def walked(self, node, gradients):
+        for item, need in zip(node.inputs, node.needs):
+            key = id(item)
+            if need and key in self.left:
+                self.left[key] -= 1
+                if not self.left[key] and key in gradients:
+                    for position in self.positions[key]:
+                        self.on_gradient(position, gradients[key])
+
+
+def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=None):
     """Gradients of ``loss`` with respect to each of ``sources``.
 
     Args:
@@ -358,6 +384,11 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
         sources: a list of Variables or Tensors created with ``requires_grad=True``.
         output_gradient: optional upstream gradient with the shape of ``loss``.
         retain_graph: keep the graph so that ``grad`` can walk it again.
+        on_gradient: optional ``on_gradient(position, gradient)``, called during the
+            backward pass with each source's gradient (an engine array, to read only)
+            as soon as it is final -- to start communicating it while the rest of the
+            backward pass runs (data-parallel training). Not called for a source the
+            loss does not depend on.
 
     Returns:
         A list of Tensors, one per source, each with the source's shape (zeros where the
@@ -382,6 +413,7 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
     gradients = {id(loss): seed}
     order = _topological_order(loss)
     source_ids = {id(source) for source in sources}
+    completion = None if on_gradient is None else _Completion(order, sources, on_gradient)
     for position, tensor in enumerate(order):
         order[position] = None     # a tensor the walk has passed can be freed (its data)
         # Intermediate gradients are dropped once used, except those asked for.
@@ -389,6 +421,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
         upstream = gradients.get(key) if key in source_ids else gradients.pop(key, None)
         node = tensor.node
         if upstream is None:
+            if completion is not None:
+                completion.walked(node, gradients)
             continue
         needs = node.needs
         input_grads = node.backward(upstream, needs)
@@ -401,6 +435,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False):
                 gradients[key] = value
             else:
                 gradients[key] = existing + value
+        if completion is not None:
+            completion.walked(node, gradients)
         if not retain_graph:
             node.inputs = None
             node.backward = None

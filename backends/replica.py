@@ -11,10 +11,14 @@ share through this module rather than the layers asking the loop):
 * ``BatchNormalization(synchronized=True)`` sums its moments over the processes with
   :func:`cross_replica_sum`.
 
+Losses read it too (their denominators are the global batch's), and optimizers average
+a step's gradients through :func:`reduce_gradients`.
+
 Outside a data-parallel step (one process, ``predict``, a plain ``model(x)``) there is no
 share and both are the single-process behaviour.
 """
 
+import contextlib
 import threading
 
 
@@ -25,7 +29,7 @@ class _Share(threading.local):
 
 
 _share = _Share()
-_reducer = {"sum": None}
+_reducer = {"sum": None, "gradients": None}
 
 
 def current_share():
@@ -72,3 +76,41 @@ def share_fraction():
         return 1.0
     total, start, stop = rows
     return (stop - start) / total
+
+
+class _Reduced(threading.local):
+    """Whether the calling thread's gradients are averaged already."""
+
+    reduced = False
+
+
+_gradients = _Reduced()
+
+
+def set_gradient_reducer(function):
+    """Register ``function(gradients) -> gradients`` that averages a step's gradients over
+    the processes (``lamina.distribution`` does while a ``DataParallel`` of several
+    processes is the distribution set; None unregisters). Optimizers call it through
+    :func:`reduce_gradients`."""
+    _reducer["gradients"] = function
+
+
+def reduce_gradients(gradients):
+    """``gradients`` averaged over the processes by the registered reducer (themselves
+    when none is, or inside :func:`gradients_reduced`). ``Optimizer.apply`` calls it
+    first, so a custom ``train_step`` with ``grad`` and ``optimizer.apply`` averages too."""
+    function = _reducer["gradients"]
+    if function is None or _gradients.reduced:
+        return gradients
+    return function(gradients)
+
+
+@contextlib.contextmanager
+def gradients_reduced():
+    """Inside it :func:`reduce_gradients` is the identity on this thread: an optimizer that
+    averaged already and hands its gradients to an inner one (LossScaleOptimizer)."""
+    before, _gradients.reduced = _gradients.reduced, True
+    try:
+        yield
+    finally:
+        _gradients.reduced = before

@@ -52,8 +52,6 @@ UNMIRRORED = {
                                          "classes in tests/highlevel/losses/test_losses.py",
     "highlevel/losses/loss_utils.py": "argument handling of every loss and metric, tested "
                                       "through them (test_losses.py, test_metrics.py)",
-    "highlevel/losses/reduction.py": "sample weighting and reductions, tested by every loss's "
-                                     "weights-and-reductions case in test_losses.py",
     "highlevel/optimizers/moments.py": "Nadam's and Adamax's shared constructor and config, "
                                        "tested through test_nadam.py and test_adamax.py",
     "highlevel/metrics/reduction_metrics.py": "Mean/Sum/MeanMetricWrapper, tested through "

@@ -34,7 +34,8 @@ class Communicator:
 
     def allreduce_start(self, array):
         """Start summing ``array`` in place without waiting; returns a request whose
-        ``wait()`` completes it (the default completes it at once)."""
+        ``wait()`` completes it and whose ``test()`` lets it progress without blocking
+        (the default completes it at once)."""
         self.allreduce(array)
         return _Done()
 
@@ -64,6 +65,10 @@ class _Done:
 
     def wait(self):
         """Nothing left to wait for."""
+
+    def test(self):
+        """Complete already."""
+        return True
 
 
 class SingleProcessCommunicator(Communicator):

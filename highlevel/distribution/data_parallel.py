@@ -10,13 +10,17 @@ class DataParallel:
 
     Every process holds the whole model. ``fit(batch_size=B)``'s ``B`` is the global
     batch: each process takes its contiguous share of every global batch of the shared,
-    seeded shuffle; gradients are averaged with one bucketed allreduce per step, weighted
-    by each share, so the update is the single-process one for the same global batch and
-    seed, on every process. Weights, optimizer state and the seed start from rank 0's;
-    random layers draw the global batch's noise and keep their rows. Loss and metrics are
-    reduced over processes, ``evaluate``/``predict`` shard and gather, and callbacks with
-    side effects (progress bar, CSVLogger, ModelCheckpoint, BackupAndRestore,
-    TensorBoard) run on rank 0 only.
+    seeded shuffle; gradients are averaged with one bucketed allreduce per step (with
+    several buckets, each one's sum starts during the backward pass), weighted by each
+    share, and each share's loss divides by the global batch's denominator (its
+    elements, valid mask entries or weight sum), so the update -- and the logged loss --
+    is the single-process one for the same global batch and seed, on every process,
+    whatever the reduction, masks and sample weights. ``optimizer.apply`` averages, so a
+    custom ``train_step`` written with ``lamina.grad`` does too. Weights, optimizer state
+    and the seed start from rank 0's; random layers draw the global batch's noise and
+    keep their rows. Loss and metrics are reduced over processes, ``evaluate``/``predict``
+    shard and gather, and callbacks with side effects (progress bar, CSVLogger,
+    ModelCheckpoint, BackupAndRestore, TensorBoard) run on rank 0 only.
 
     Args:
         device_mesh: not supported (processes are the devices); must be None.
@@ -25,6 +29,9 @@ class DataParallel:
             takes its rows of each batch. False: each process' ``x`` is already its own
             shard (then random layers and synchronized BatchNormalization act per process).
         bucket_bytes: the largest gradient bucket one allreduce sums (default 16 MiB).
+        overlap: True (default): with several buckets, each bucket's sum starts during
+            the backward pass as soon as its gradients are final; False: all sums start
+            after it.
 
     Example::
 
@@ -34,7 +41,7 @@ class DataParallel:
     """
 
     def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True,
-                 bucket_bytes=DEFAULT_BUCKET_BYTES):
+                 bucket_bytes=DEFAULT_BUCKET_BYTES, overlap=True):
         if device_mesh is not None:
             raise ValueError("DataParallel: device_mesh is not supported (each process is "
                              "one device); pass devices=list_devices() or nothing. "
@@ -51,8 +58,9 @@ class DataParallel:
         self.devices = list(devices) if devices is not None else runtime.list_devices()
         self.auto_shard_dataset = bool(auto_shard_dataset)
         self.bucket_bytes = bucket_bytes
+        self.overlap = bool(overlap)
         self.hook = None if self.communicator.size == 1 else training_hook.DataParallelHook(
-            self.communicator, self.auto_shard_dataset, bucket_bytes)
+            self.communicator, self.auto_shard_dataset, bucket_bytes, self.overlap)
 
     @property
     def num_processes(self):

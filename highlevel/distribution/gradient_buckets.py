@@ -9,7 +9,10 @@ when the shares are uneven (a last, short batch) or a process has no rows at all
 
 A buffer larger than ``bucket_bytes`` is summed in several buckets: each bucket's
 non-blocking sum starts as soon as it is packed, so packing the next bucket overlaps the
-communication of the previous one.
+communication of the previous one. With :meth:`GradientAverager.begin` the buckets are
+packed during the backward pass instead (``grad(..., on_gradient=...)`` reports each
+variable's gradient once it is final), so communication overlaps the backward pass.
+Buckets always start in the same order (bucket 0 first) on every process, as MPI needs.
 """
 
 import numpy as np
@@ -40,6 +43,79 @@ class _Layout:
         self.buckets = [(start, min(start + per_bucket, offset + 1))
                         for start in range(0, offset + 1, per_bucket)]
         self.shapes = [None if a is None else tuple(a.shape) for a in arrays]
+        # the buckets each span overlaps (none for an empty variable)
+        self.bucket_of = {index: range(start // per_bucket, (stop - 1) // per_bucket + 1)
+                          for index, (start, stop) in self.spans.items()}
+
+
+class _InFlight:
+    """One overlapped average: which spans are packed, which buckets still wait for a
+    span, and the requests of the buckets started (in bucket order)."""
+
+    def __init__(self, averager, layout, weight):
+        self.averager, self.layout, self.weight = averager, layout, weight
+        layout.buffer[-1] = weight
+        self.waiting = [0] * len(layout.buckets)
+        for buckets in layout.bucket_of.values():
+            for bucket in buckets:
+                self.waiting[bucket] += 1
+        self.packed = set()
+        self.requests = []
+        self.tested = 0          # requests[:tested] are complete
+
+    def pack(self, index, gradient):
+        """Pack ``weight * gradient`` of variable ``index`` and start every bucket that
+        is now complete and next in line."""
+        if index not in self.packed and index in self.layout.spans:
+            self._pack(index, gradient)
+            self._start_ready()
+            self._progress()
+
+    def _progress(self):
+        # MPI moves a non-blocking sum on only inside MPI calls: test the oldest unfinished
+        # one while the backward pass goes on
+        while self.tested < len(self.requests):
+            request = self.requests[self.tested]
+            if request is not None and not request.test():
+                return
+            self.tested += 1
+
+    def _pack(self, index, gradient):
+        self.packed.add(index)
+        start, stop = self.layout.spans[index]
+        xp = state.backend().xp
+        xp.multiply(xp.reshape(gradient, (-1,)), self.weight,
+                    out=self.layout.buffer[start:stop])
+        for bucket in self.layout.bucket_of[index]:
+            self.waiting[bucket] -= 1
+
+    def _start_ready(self):
+        buckets = self.layout.buckets
+        while len(self.requests) < len(buckets) and not self.waiting[len(self.requests)]:
+            self.requests.append(self.averager.start(self.layout.buffer,
+                                                     buckets[len(self.requests)],
+                                                     len(buckets)))
+
+    def matches(self, arrays):
+        """True when ``arrays`` are gradients of the variables this average began with."""
+        return len(arrays) == len(self.layout.shapes) and all(
+            a is not None and tuple(a.shape) == shape
+            for a, shape in zip(arrays, self.layout.shapes))
+
+    def discard(self):
+        """Abandon the average: wait for the buckets started (every process started the
+        same ones), start no more."""
+        for request in self.requests:
+            if request is not None:
+                request.wait()
+
+    def finish(self, arrays):
+        """Pack what the backward pass did not report (from ``arrays``), wait for every
+        bucket, and return the averaged gradients."""
+        for index in self.layout.order:
+            self.pack(index, arrays[index])
+        self._start_ready()
+        return self.averager.complete(self.layout, self.requests)
 
 
 class GradientAverager:
@@ -65,6 +141,15 @@ class GradientAverager:
             layout = self._layouts[key] = _Layout(arrays, self.bucket_bytes)
         return layout
 
+    def begin(self, variables, weight):
+        """Start an average of the gradients of ``variables`` packed as they become final:
+        returns the in-flight average, whose ``pack(index, gradient)`` is ``grad``'s
+        ``on_gradient`` and whose ``finish(gradients)`` completes it like :meth:`average`.
+        None when the gradients fit one bucket: its sum could start only once the
+        backward pass is over."""
+        layout = self.layout([v.data for v in variables])
+        return _InFlight(self, layout, weight) if len(layout.buckets) > 1 else None
+
     def average(self, gradients, weight):
         """``sum_r weight_r * g_r / sum_r weight_r`` of each gradient (Tensors or engine
         arrays; None stays None), as engine arrays that view the flat buffer (valid until
@@ -72,36 +157,29 @@ class GradientAverager:
         arrays = [g.data if isinstance(g, Tensor) else g for g in gradients]
         if all(a is None for a in arrays):
             return list(gradients)
-        layout = self.layout(arrays)
-        xp = state.backend().xp
-        buffer = layout.buffer
-        buffer[-1] = weight
-        requests, bucket = [], 0
-        buckets = layout.buckets
-        for index in layout.order:
-            start, stop = layout.spans[index]
-            xp.multiply(arrays[index].reshape(-1), weight, out=buffer[start:stop])
-            while bucket < len(buckets) - 1 and buckets[bucket][1] <= stop:
-                requests.append(self._start(buffer, buckets[bucket], len(buckets)))
-                bucket += 1
-        while bucket < len(buckets):
-            requests.append(self._start(buffer, buckets[bucket], len(buckets)))
-            bucket += 1
+        return _InFlight(self, self.layout(arrays), weight).finish(arrays)
+
+    def complete(self, layout, requests):
+        """Wait for ``requests`` and divide the summed buffer by its summed weight; the
+        gradients as views of the buffer (None where ``layout`` has no span)."""
         for request in requests:
             if request is not None:
                 request.wait()
+        buffer = layout.buffer
         total = float(buffer[-1])
         if not total > 0:
             raise ValueError(f"the processes' gradient weights sum to {total}: every "
                              "process had an empty share of the batch")
         buffer *= 1.0 / total
-        result = [None] * len(arrays)
+        result = [None] * len(layout.shapes)
         for index in layout.order:
             start, stop = layout.spans[index]
             result[index] = buffer[start:stop].reshape(layout.shapes[index])
         return result
 
-    def _start(self, buffer, bounds, count):
+    def start(self, buffer, bounds, count):
+        """Start summing ``buffer[bounds[0]:bounds[1]]`` over the processes (blocking when
+        it is the only bucket); its request, or None when done."""
         view = buffer[bounds[0]:bounds[1]]
         if count == 1:                       # one bucket: the blocking sum is cheapest
             self.communicator.allreduce(view)

@@ -22,12 +22,28 @@ def import_mpi():
     return MPI
 
 
-class _HostStaged:
+class _Request:
+    """A non-blocking MPI sum: ``test`` lets it progress, ``wait`` completes it."""
+
+    def __init__(self, request):
+        self._request = request
+
+    def test(self):
+        """Let the sum progress; True once it is complete."""
+        return self._request.Test()
+
+    def wait(self):
+        """Complete the sum."""
+        self._request.Wait()
+
+
+class _HostStaged(_Request):
     """A non-blocking sum staged through host memory (a device array, non-CUDA-aware
     MPI): ``wait`` completes it and copies the result back to the device."""
 
     def __init__(self, request, host, device):
-        self._request, self._host, self._device = request, host, device
+        super().__init__(request)
+        self._host, self._device = host, device
 
     def wait(self):
         """Complete the sum and write it back into the device array."""
@@ -70,7 +86,8 @@ class MPICommunicator(Communicator):
 
     def allreduce_start(self, array):
         if isinstance(array, np.ndarray):
-            return self.comm.Iallreduce(self._mpi.IN_PLACE, array, op=self._mpi.SUM)
+            return _Request(self.comm.Iallreduce(self._mpi.IN_PLACE, array,
+                                                 op=self._mpi.SUM))
         host = np.ascontiguousarray(state.backend().to_numpy(array))
         request = self.comm.Iallreduce(self._mpi.IN_PLACE, host, op=self._mpi.SUM)
         return _HostStaged(request, host, array)

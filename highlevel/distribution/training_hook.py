@@ -7,8 +7,11 @@ process (nothing changes then). Otherwise the loop calls the hook at a few point
   epoch broadcast from rank 0;
 * :meth:`DataParallelHook.local_batches`: this process' contiguous rows of every global
   batch, announced to the layers (:mod:`lamina.backends.replica`) while its step runs;
-* :meth:`DataParallelHook.reduce_gradients`: the weighted average over processes, between
-  ``grad`` and the optimizer update;
+* :meth:`DataParallelHook.overlap`: a ``grad`` callback that starts summing each bucket
+  of gradients as soon as the backward pass has finished it;
+* :meth:`DataParallelHook.reduce_gradients`: the weighted average over processes, which
+  every ``Optimizer.apply`` asks for first (through :mod:`lamina.backends.replica`), so a
+  custom ``train_step`` averages too;
 * :meth:`DataParallelHook.metrics_result`: the metrics' results from their states summed
   over processes, so every process logs (and its callbacks decide on) the same numbers;
 * :meth:`DataParallelHook.sync_decisions`: rank 0's ``stop_training`` and learning rate
@@ -19,6 +22,7 @@ process (nothing changes then). Otherwise the loop calls the hook at a few point
 import numpy as np
 
 from ...backends import replica, state
+from ...backends.autodiff import Tensor
 from .gradient_buckets import GradientAverager
 
 _active = {"hook": None}
@@ -31,8 +35,10 @@ def current():
 
 
 def set_current(hook):
-    """Make ``hook`` (or None) the one :func:`current` returns."""
+    """Make ``hook`` (or None) the one :func:`current` returns, and the optimizers'
+    gradient reducer."""
     _active["hook"] = hook
+    replica.set_gradient_reducer(None if hook is None else hook.reduce_gradients)
 
 
 def _rows(structure):
@@ -71,15 +77,19 @@ class DataParallelHook:
         auto_shard_dataset: True: every process sees the same global batches and takes
             its rows of each; False: each process' data is already its own shard.
         bucket_bytes: the largest gradient bucket summed by one collective.
+        overlap: start each bucket's sum during the backward pass (:meth:`overlap`).
     """
 
-    def __init__(self, communicator, auto_shard_dataset=True, bucket_bytes=None):
+    def __init__(self, communicator, auto_shard_dataset=True, bucket_bytes=None,
+                 overlap=True):
         self.communicator = communicator
         self.auto_shard_dataset = bool(auto_shard_dataset)
         self.averager = GradientAverager(communicator, *(() if bucket_bytes is None
                                                           else (bucket_bytes,)))
         self._local_rows = None
         self._pending_model = None
+        self._in_flight = None
+        self.overlaps = bool(overlap)
 
     # -------------------------------------------------------------- sharding
     def share(self, rows):
@@ -140,13 +150,34 @@ class DataParallelHook:
             optimizer.set_iterations(int(np.asarray(
                 state.backend().to_numpy(optimizer.iterations_variable.data))))
 
-    def reduce_gradients(self, gradients):
-        """The gradients averaged over the processes, each weighted by its rows of the
-        global batch (1 outside :meth:`local_batches`)."""
+    def _weight(self):
         if self._pending_model is not None:
             self._broadcast_state(self._pending_model)
-        weight = 1.0 if self._local_rows is None else float(self._local_rows)
-        return self.averager.average(gradients, weight)
+        return 1.0 if self._local_rows is None else float(self._local_rows)
+
+    def overlap(self, variables):
+        """``grad``'s ``on_gradient`` for this step's gradients of ``variables``: each
+        bucket's sum starts as soon as the backward pass has finished its gradients;
+        :meth:`reduce_gradients` completes it. None when ``overlap`` is off, or the
+        gradients fit one bucket (or there are none)."""
+        if not self.overlaps or not variables:
+            return None
+        if self._in_flight is not None:    # begun but never applied
+            self._in_flight.discard()
+        self._in_flight = self.averager.begin(variables, self._weight())
+        return None if self._in_flight is None else self._in_flight.pack
+
+    def reduce_gradients(self, gradients):
+        """The gradients averaged over the processes, each weighted by its rows of the
+        global batch (1 outside :meth:`local_batches`): the sum :meth:`overlap` started,
+        or one packed now."""
+        arrays = [g.data if isinstance(g, Tensor) else g for g in gradients]
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is not None and in_flight.matches(arrays):
+            return in_flight.finish(arrays)
+        if in_flight is not None:
+            in_flight.discard()
+        return self.averager.average(arrays, self._weight())
 
     def sync_decisions(self, model):
         """Rank 0's ``stop_training`` and learning rate on every process, so callbacks'

@@ -17,7 +17,7 @@ Example:
 
 import numpy as np
 
-from ...backends import state
+from ...backends import replica, state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
 from . import lookup
 from .optimizer import OPTIMIZERS, Optimizer
@@ -139,6 +139,7 @@ class LossScaleOptimizer(Optimizer):
         """Unscale ``grads`` and apply them with the inner optimizer, or skip the step
         when one is not finite; then update the loss scale (Keras 3's rule)."""
         variables = list(variables)
+        grads = replica.reduce_gradients(grads)   # every process then decides alike
         arrays = [None if g is None else as_engine_array(g.data if isinstance(g, Tensor) else g)
                   for g in grads]
         if not self.check_finite(arrays):
@@ -148,7 +149,8 @@ class LossScaleOptimizer(Optimizer):
         scale = self.dynamic_scale.data
         unscaled = [None if g is None else g.astype(v.data.dtype) / scale.astype(v.data.dtype)
                     for g, v in zip(arrays, variables)]
-        self.inner_optimizer.apply(unscaled, variables)
+        with replica.gradients_reduced():
+            self.inner_optimizer.apply(unscaled, variables)
         if int(self.step_counter.data) == self.dynamic_growth_steps - 1:
             self.step_counter.assign(0)
             self.dynamic_scale.assign(scale * 2.0)

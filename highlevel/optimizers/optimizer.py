@@ -28,7 +28,7 @@ import re
 
 import numpy as np
 
-from ...backends import state
+from ...backends import replica, state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
 from ...backends.registry import Registry
 from ...backends.trace import host_input
@@ -381,7 +381,9 @@ class Optimizer:
 
     def apply(self, grads, variables):
         """One update of ``variables`` with ``grads`` (Tensors or engine arrays, None
-        skipped), in place; then ``iterations += 1``."""
+        skipped), in place; then ``iterations += 1``. In data-parallel training the
+        gradients are first averaged over the processes."""
+        grads = replica.reduce_gradients(grads)
         arrays, targets = [], []
         is_array = state.backend().is_array
         for gradient, variable in zip(grads, variables):

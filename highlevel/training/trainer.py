@@ -160,14 +160,15 @@ class Trainer:
         loss = self.compute_loss(x, y, y_pred, sample_weight)
         variables = self._trainable_cache()
         scaled = self.optimizer.scale_loss(loss)
+        hook = distribution_hook.current()
+        # data-parallel: the sums over the processes start during the backward pass (and
+        # optimizer.apply completes them)
+        ready = None if hook is None else hook.overlap(variables)
         if scaled is loss:
-            gradients = grad(loss, variables)
+            gradients = grad(loss, variables, on_gradient=ready)
         else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
             with np.errstate(over="ignore", invalid="ignore"):
-                gradients = grad(scaled, variables)
-        hook = distribution_hook.current()
-        if hook is not None:   # data-parallel: the average over the processes
-            gradients = hook.reduce_gradients(gradients)
+                gradients = grad(scaled, variables, on_gradient=ready)
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:

@@ -9,6 +9,7 @@ import numpy as np
 from ...backends import state
 from ...backends.autodiff import Tensor
 from ...backends.random import SeededStream
+from ...backends.replica import draw_rows
 from ..arguments import check_data_format, layer_error
 from ..base import Layer
 from .data_layer import to_host
@@ -93,9 +94,13 @@ class RandomImageLayer(ImageLayer):
         raise NotImplementedError
 
     def uniform(self, shape, low, high):
-        """Uniform float32 draws in ``[low, high)`` (NumPy) from this layer's stream."""
-        draws = state.backend().random_uniform(self._stream.generator(), tuple(shape),
-                                               "float32", float(low), float(high))
+        """Uniform float32 draws in ``[low, high)`` (NumPy) from this layer's stream; a
+        per-image draw in a data-parallel step is this process' rows of the global batch's
+        draw, so the augmentation does not depend on the number of processes."""
+        backend = state.backend()
+        draws = draw_rows(lambda rows: backend.random_uniform(
+            self._stream.generator(), rows, "float32", float(low), float(high)),
+            tuple(shape))
         return np.asarray(state.backend().to_numpy(draws), dtype=np.float32)
 
     def get_config(self):

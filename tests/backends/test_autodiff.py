@@ -59,6 +59,26 @@ def test_output_gradient_for_non_scalar_loss(engine):
     np.testing.assert_array_equal(gx.numpy(), [2.0, 0.0, -6.0])
 
 
+def _reported(loss, sources):
+    seen = []
+    grads = lamina.grad(loss, sources, on_gradient=lambda position, gradient: seen.append(
+        (position, np.array(lamina.backends.state.backend().to_numpy(gradient)))))
+    return seen, grads
+
+
+def test_on_gradient_reports_each_final_gradient_during_the_backward_pass(engine):
+    w1, w2, unused = tensor([[1.0, -2.0], [0.5, 3.0]]), tensor([2.0, -1.0]), tensor([1.0])
+    x = np.array([[1.0, 2.0], [-1.0, 0.5]])
+    seen, grads = _reported(ops.sum(ops.relu(ops.matmul(x, w1)) * w2), [w1, w2, unused])
+    assert [position for position, _ in seen] == [1, 0]     # the last layer's first
+    for position, reported in seen:                          # final: what grad returns
+        np.testing.assert_array_equal(reported, grads[position].numpy())
+    # a source used twice is reported once, with both contributions summed
+    seen, grads = _reported(ops.sum(w2 * 3.0) + ops.sum(w2 * w2), [w2])
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0][1], 3.0 + 2.0 * w2.numpy())
+
+
 def test_grad_argument_errors(engine):
     x = tensor([1.0])
     with pytest.raises(TypeError, match="position 1"):

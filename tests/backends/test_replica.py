@@ -38,3 +38,16 @@ def test_cross_replica_sum_applies_only_inside_a_step():
         replica.set_share(None)
         replica.set_cross_replica_sum(None)
     assert replica.cross_replica_sum(np.ones(2)).tolist() == [1.0, 1.0]
+
+
+def test_reduce_gradients_is_the_registered_reducer_except_inside_gradients_reduced():
+    gradients = [np.ones(2)]
+    assert replica.reduce_gradients(gradients) is gradients
+    replica.set_gradient_reducer(lambda grads: [g * 2 for g in grads])
+    try:
+        assert replica.reduce_gradients(gradients)[0].tolist() == [2.0, 2.0]
+        with replica.gradients_reduced():
+            assert replica.reduce_gradients(gradients) is gradients
+        assert replica.reduce_gradients(gradients)[0].tolist() == [2.0, 2.0]
+    finally:
+        replica.set_gradient_reducer(None)

@@ -4,6 +4,7 @@ simulated second process."""
 import numpy as np
 import pytest
 
+import lamina
 from lamina.distribution import SingleProcessCommunicator
 from lamina.highlevel.distribution.gradient_buckets import GradientAverager
 
@@ -66,3 +67,33 @@ def test_bad_bucket_size_and_all_none():
     with pytest.raises(ValueError, match="bucket_bytes"):
         GradientAverager(SingleProcessCommunicator(), 0)
     assert GradientAverager(SingleProcessCommunicator()).average([None], 1.0) == [None]
+
+
+def test_an_overlapped_average_starts_each_bucket_once_its_gradients_are_reported():
+    mine, theirs = [g for g in _gradients(0) if g is not None], \
+        [g for g in _gradients(1) if g is not None]
+    communicator = _Peer(_peer_flat(theirs, 1.0))
+    variables = [lamina.Variable(np.zeros_like(g)) for g in mine]
+    # 40-byte buckets of the buffer [g2 (4), g1 (4), g0 (12), weight]: g2 fills bucket 0
+    # with g1; g1 opens bucket 1, which g0 completes with buckets 2 and 3 (4: the weight)
+    in_flight = GradientAverager(communicator, 40).begin(variables, 3.0)
+    started = []
+    for index in (2, 1, 0):                   # the order a backward pass reports them
+        in_flight.pack(index, mine[index])
+        started.append(communicator.offset)
+    assert started == [0, 5, 21]              # bucket 0 once g2 and g1 are in; then all
+    assert in_flight.matches(mine) and not in_flight.matches(mine[:2])
+    averaged = in_flight.finish(mine)
+    for got, a, b in zip(averaged, mine, theirs):
+        np.testing.assert_allclose(got, (3.0 * a + 1.0 * b) / 4.0, rtol=1e-14)
+
+
+def test_buckets_start_in_order_whatever_order_the_gradients_come_in():
+    mine = [g for g in _gradients(0) if g is not None]
+    communicator = _Peer(np.zeros(21))
+    variables = [lamina.Variable(np.zeros_like(g)) for g in mine]
+    in_flight = GradientAverager(communicator, 40).begin(variables, 1.0)
+    in_flight.pack(0, mine[0])                # buckets 2 and 3 are complete, 0 is not
+    assert communicator.offset == 0
+    in_flight.finish(mine)                    # the rest packed from what apply received
+    assert communicator.offset == 21 and communicator.started == 5

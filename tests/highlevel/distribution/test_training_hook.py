@@ -6,7 +6,8 @@ and EarlyStopping / a rank-0 stop ending both processes at the same epoch."""
 import numpy as np
 from harness import mpi
 
-from lamina import metrics
+import lamina
+from lamina import metrics, ops
 from lamina.backends import replica
 from lamina.distribution import SingleProcessCommunicator
 from lamina.highlevel.distribution.training_hook import DataParallelHook
@@ -82,6 +83,41 @@ def test_gather_orders_rows_batch_by_batch_in_rank_order():
     theirs = [[np.array([2, 3]), np.array([5])]]
     gathered = DataParallelHook(_Peer(peer_object=theirs)).gather(mine)
     assert np.concatenate(gathered[0]).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+class _Counting(_Peer):
+    """A second process that contributes nothing; counts the sums started."""
+
+    calls = 0
+
+    def allreduce(self, array):
+        self.calls += 1
+        return array
+
+
+def test_bucket_sums_start_during_the_backward_pass_and_apply_completes_them():
+    communicator = _Counting()
+    hook = DataParallelHook(communicator, bucket_bytes=16)      # 2 float64 per bucket
+    variables = [lamina.Variable(np.full((4,), 1.0 + i)) for i in range(3)]
+    report = hook.overlap(variables)
+    started = []
+
+    def on_gradient(position, gradient):
+        report(position, gradient)
+        started.append(communicator.calls)
+
+    x = np.arange(4.0)
+    hidden = ops.tanh(x * variables[0]) * variables[1]
+    grads = lamina.grad(ops.sum(ops.tanh(hidden) * variables[2]), variables,
+                        on_gradient=on_gradient)
+    assert started == [2, 4, 7]        # buckets of 13 elements: sums start as gradients end
+    averaged = hook.reduce_gradients(grads)
+    assert communicator.calls == 7     # completed, not summed again
+    for got, expected in zip(averaged, grads):
+        np.testing.assert_allclose(got, expected.numpy(), rtol=1e-15)
+    assert hook.overlap([]) is None    # nothing to train: nothing in flight
+    assert DataParallelHook(communicator).overlap(variables) is None      # one bucket
+    assert DataParallelHook(communicator, overlap=False).overlap(variables) is None
 
 
 class _Model:

@@ -99,3 +99,19 @@ def test_overflowing_float16_step_is_skipped_in_fit():
     assert model.optimizer.iterations == 0
     for old, new in zip(before, model.get_weights()):
         np.testing.assert_array_equal(old, new)
+
+
+def test_gradients_are_averaged_once_before_the_finite_check():
+    # data-parallel: the average comes first (every process then skips alike), and the
+    # inner optimizer does not average again
+    calls = []
+    lamina.backends.replica.set_gradient_reducer(
+        lambda grads: calls.append(1) or [np.zeros_like(g) for g in grads])
+    variable = lamina.Variable(np.array([1.0, 2.0], "float32"))
+    optimizer = optimizers.LossScaleOptimizer(optimizers.SGD(0.1), initial_scale=8.0)
+    try:
+        optimizer.apply([np.array([np.inf, 1.0], "float32")], [variable])
+    finally:
+        lamina.backends.replica.set_gradient_reducer(None)
+    assert calls == [1] and float(optimizer.dynamic_scale.data) == 8.0
+    assert int(optimizer.iterations) == 1

@@ -65,6 +65,20 @@ def test_clip_options_are_exclusive_and_grads_not_modified():
 
 
 # ------------------------------------------------------------------ weight decay
+def test_apply_first_averages_through_the_registered_gradient_reducer():
+    # data-parallel training registers one (lamina.distribution): a custom train_step's
+    # optimizer.apply averages too, before clipping
+    calls = []
+    lamina.backends.replica.set_gradient_reducer(
+        lambda grads: calls.append(len(grads)) or [g * 0.5 for g in grads])
+    try:
+        assert sgd_delta([np.array([4.0, 0.0])], clipvalue=1.5)[0].tolist() == [1.5, 0.0]
+        assert sgd_delta([np.array([2.0, 0.0])])[0].tolist() == [1.0, 0.0]
+    finally:
+        lamina.backends.replica.set_gradient_reducer(None)
+    assert calls == [1, 1]
+
+
 def test_exclude_from_weight_decay():
     kernel = lamina.Variable(np.ones(2), name="kernel")
     bias = lamina.Variable(np.ones(2), name="bias")

@@ -21,8 +21,40 @@ def data(n=100, features=8, classes=3):
     return x, y % classes, weights
 
 
-def build(kind, features=8):
-    stack = [layers.Input((features,)), layers.Dense(16, activation="relu")]
+def sequences(n=100, steps=6, tokens=10, classes=3):
+    """Token sequences padded with 0 to random lengths (so the valid timesteps of two
+    shares of a batch differ), a class per timestep, a weight per sequence."""
+    rng = np.random.default_rng(1)
+    x = rng.integers(1, tokens, size=(n, steps))
+    x[np.arange(steps) >= rng.integers(1, steps + 1, size=(n, 1))] = 0
+    y = (x + np.roll(x, 1, axis=1)) % classes
+    return x, y, rng.uniform(0.5, 1.5, size=n)
+
+
+class _CustomStep(lamina.Sequential):
+    """A train_step written with lamina.grad and optimizer.apply (no averaging of its
+    own: the optimizer averages over the processes)."""
+
+    def train_step(self, data):
+        x, y, sample_weight = data
+        y_pred = self(x, training=True)
+        loss = self.compute_loss(x, y, y_pred, sample_weight)
+        variables = self.trainable_weights
+        self.optimizer.apply(lamina.grad(loss, variables), variables)
+        return {"step_loss": 0.0}
+
+
+def build(kind, features=8, reduction="sum_over_batch_size"):
+    if kind == "masked":
+        stack = [layers.Input((6,), dtype="int64"), layers.Embedding(10, 4, mask_zero=True),
+                 layers.LSTM(5, return_sequences=True)]
+    elif kind == "flip":
+        stack = [layers.Input((4, 4, 1)), layers.RandomFlip(seed=3), layers.Flatten(),
+                 layers.Dense(16, activation="relu")]
+    else:
+        regularizer = lamina.regularizers.L2(0.01) if kind == "regularized" else None
+        stack = [layers.Input((features,)),
+                 layers.Dense(16, activation="relu", kernel_regularizer=regularizer)]
     if kind in ("dropout", "noise"):
         stack.append(layers.Dropout(0.3))
     if kind == "noise":
@@ -30,23 +62,28 @@ def build(kind, features=8):
     if kind == "syncbn":
         stack.append(layers.BatchNormalization(synchronized=True, momentum=0.8))
     stack.append(layers.Dense(3, activation="softmax"))
-    model = lamina.Sequential(stack)
+    model = (_CustomStep if kind == "custom" else lamina.Sequential)(stack)
     model.compile(optimizer=lamina.optimizers.Adam(0.01, global_clipnorm=1.0),
-                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+                  loss=lamina.losses.SparseCategoricalCrossentropy(reduction=reduction),
+                  metrics=["accuracy"])
     return model
 
 
 def train(args, rank):
-    x, y, weights = data()
-    x = x.astype(args.dtype)
-    model = build(args.model)
+    x, y, weights = sequences() if args.model == "masked" else data(
+        features=16 if args.model == "flip" else 8)
+    x = x.astype(args.dtype) if args.model != "masked" else x
+    if args.model == "flip":
+        x = x.reshape(-1, 4, 4, 1)
+    model = build(args.model, reduction=args.reduction)
     history = model.fit(x[:80], y[:80], sample_weight=weights[:80], batch_size=args.batch,
                         epochs=args.epochs, validation_data=(x[80:], y[80:]), verbose=0)
     evaluated = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
     predicted = model.predict(x, batch_size=16, verbose=0)
-    np.savez(f"{args.out}.rank{rank}.npz", *model.get_weights(),
-             loss=np.array(history.history["loss"]),
-             val_loss=np.array(history.history["val_loss"]),
+    logged = {"val_loss": np.array(history.history["val_loss"])}
+    if args.model != "custom":    # a custom step logs its own loss
+        logged["loss"] = np.array(history.history["loss"])
+    np.savez(f"{args.out}.rank{rank}.npz", *model.get_weights(), **logged,
              evaluated=np.array([evaluated["loss"], evaluated["accuracy"]]),
              predicted=predicted)
 
@@ -111,7 +148,10 @@ def collectives(args, rank):
     summed = np.arange(6, dtype="float64") * (rank + 1)
     communicator.allreduce(summed)
     started = np.full(5, rank + 1.0, dtype="float32")
-    communicator.allreduce_start(started).wait()
+    request = communicator.allreduce_start(started)
+    while not request.test():             # progresses without blocking, then completes
+        pass
+    request.wait()
     broadcast = np.full(3, float(rank))
     communicator.broadcast(broadcast, root=1)
     chief = communicator.broadcast_object({"rank": rank})
@@ -134,11 +174,15 @@ def main():
     parser.add_argument("--model", default="mlp")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--reduction", default="sum_over_batch_size")
+    parser.add_argument("--bucket-bytes", type=int, default=16 * 2 ** 20)
+    parser.add_argument("--no-overlap", action="store_true")
     parser.add_argument("--chief-stop", type=int, default=1000)
     args = parser.parse_args()
     lamina.config.set_floatx(args.dtype)
     lamina.distribution.initialize()
-    lamina.distribution.set_distribution(lamina.distribution.DataParallel())
+    lamina.distribution.set_distribution(lamina.distribution.DataParallel(
+        bucket_bytes=args.bucket_bytes, overlap=not args.no_overlap))
     lamina.utils.set_random_seed(1234)
     SCENARIOS[args.scenario](args, lamina.distribution.process_id())
     sys.stdout.flush()
