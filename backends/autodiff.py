@@ -78,8 +78,14 @@ class no_grad:
 
 
 class Node:
-    """One recorded op application: its input tensors and its vector-Jacobian function.
+    """One recorded op application: where its inputs' gradients go, and its
+    vector-Jacobian function.
 
+    ``inputs`` holds, per op input, the :class:`Node` that made it (a recorded tensor), the
+    Tensor itself (a leaf: a Variable, a Tensor made with ``requires_grad=True``) or None
+    (no gradient needed). It never holds a recorded tensor, so a tensor's array lives only
+    as long as the model code or a ``backward`` that needs it keeps it (as PyTorch saves
+    only what a backward uses): a ReLU convolution's output goes once the next layer ran.
     ``backward(upstream, needs)`` receives the gradient of the op's output and ``needs``
     (one boolean per input, fixed when the op ran: does that input need a gradient) and
     returns one gradient array (or ``None``) per input, already reduced to its shape.
@@ -97,7 +103,7 @@ class Node:
 
 # Nodes are numbered as they are made; an op's inputs always exist before it runs.
 _creation_order = itertools.count()
-_NODE_ORDER = operator.attrgetter("node.order")
+_CREATION_ORDER = operator.attrgetter("order")
 
 
 class Tensor:
@@ -305,11 +311,16 @@ def record(output, inputs, backward, name):
     result.node = None
     result.requires_grad = False
     if not _threads_not_recording[0] or _recording.on:
-        needs = tuple([getattr(item, "requires_grad", False) for item in inputs])
-        if True in needs:
+        parents = [item.node or item if getattr(item, "requires_grad", False) else None
+                   for item in inputs]
+        if parents.count(None) < len(parents):
             result.requires_grad = True
-            result.node = Node(inputs, backward, name, needs)
+            result.node = Node(tuple(parents), backward, name,
+                               tuple(map(operator.is_not, parents, _NONES)))
     return result
+
+
+_NONES = itertools.repeat(None)
 
 
 def wrap(array):
@@ -326,27 +337,31 @@ class FreedGraphError(RuntimeError):
 
 
 def _topological_order(root):
-    """The tensors with a recorded node reachable from ``root``, each after every tensor
-    that consumes it: a tensor is made after its inputs, so that is the reverse of the
-    order their nodes were made in."""
+    """The nodes reachable from the node ``root``, each after every node that consumes its
+    output: an op runs after its inputs exist, so that is the reverse of the order the
+    nodes were made in."""
     found = {}
     stack = [root]
     while stack:
-        tensor = stack.pop()
-        node = tensor.node
-        if node is None or id(tensor) in found:
+        node = stack.pop()
+        if id(node) in found:
             continue
         if node.inputs is None:
             raise FreedGraphError(
                 f"the graph through op '{node.name}' was already freed by an earlier "
                 "grad() call; recompute the forward pass (or pass retain_graph=True)"
             )
-        found[id(tensor)] = tensor
-        for item, need in zip(node.inputs, node.needs):
-            # leaves (variables, inputs) have no node to order
-            if need and item.node is not None and id(item) not in found:
-                stack.append(item)
-    return sorted(found.values(), key=_NODE_ORDER, reverse=True)
+        found[id(node)] = node
+        for parent in node.inputs:
+            if type(parent) is Node and id(parent) not in found:
+                stack.append(parent)
+    return sorted(found.values(), key=_CREATION_ORDER, reverse=True)
+
+
+def _graph_key(tensor):
+    """Where the graph keeps ``tensor``'s gradient: by its node, or by itself (a leaf)."""
+    node = tensor.node
+    return id(tensor) if node is None else id(node)
 
 
 class _Completion:
@@ -356,19 +371,18 @@ class _Completion:
     def __init__(self, order, sources, on_gradient):
         self.positions = {}
         for position, source in enumerate(sources):
-            self.positions.setdefault(id(source), []).append(position)
+            self.positions.setdefault(_graph_key(source), []).append(position)
         self.left = dict.fromkeys(self.positions, 0)
-        for tensor in order:
-            node = tensor.node
-            for item, need in zip(node.inputs, node.needs):
-                if need and id(item) in self.left:
-                    self.left[id(item)] += 1
+        for node in order:
+            for parent in node.inputs:
+                if parent is not None and id(parent) in self.left:
+                    self.left[id(parent)] += 1
         self.on_gradient = on_gradient
 
     def walked(self, node, gradients):
-        for item, need in zip(node.inputs, node.needs):
-            key = id(item)
-            if need and key in self.left:
+        for parent in node.inputs:
+            key = id(parent)
+            if parent is not None and key in self.left:
                 self.left[key] -= 1
                 if not self.left[key] and key in gradients:
                     for position in self.positions[key]:
@@ -410,26 +424,23 @@ def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=No
         seed = backend.xp.ones(loss.data.shape, dtype=loss.data.dtype)
     else:
         seed = as_engine_array(output_gradient, loss.data.dtype)
-    gradients = {id(loss): seed}
-    order = _topological_order(loss)
-    source_ids = {id(source) for source in sources}
+    gradients = {_graph_key(loss): seed}
+    order = [] if loss.node is None else _topological_order(loss.node)
+    source_keys = {_graph_key(source) for source in sources}
     completion = None if on_gradient is None else _Completion(order, sources, on_gradient)
-    for position, tensor in enumerate(order):
-        order[position] = None     # a tensor the walk has passed can be freed (its data)
+    for node in order:
         # Intermediate gradients are dropped once used, except those asked for.
-        key = id(tensor)
-        upstream = gradients.get(key) if key in source_ids else gradients.pop(key, None)
-        node = tensor.node
+        key = id(node)
+        upstream = gradients.get(key) if key in source_keys else gradients.pop(key, None)
         if upstream is None:
             if completion is not None:
                 completion.walked(node, gradients)
             continue
-        needs = node.needs
-        input_grads = node.backward(upstream, needs)
-        for item, need, value in zip(node.inputs, needs, input_grads):
-            if not need or value is None:
+        input_grads = node.backward(upstream, node.needs)
+        for parent, value in zip(node.inputs, input_grads):
+            if parent is None or value is None:
                 continue
-            key = id(item)
+            key = id(parent)
             existing = gradients.get(key)
             if existing is None:
                 gradients[key] = value
@@ -443,7 +454,7 @@ def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=No
     results = []
     handed_out = set()
     for source in sources:
-        value = gradients.get(id(source))
+        value = gradients.get(_graph_key(source))
         data = source.data
         if value is None:
             value = backend.xp.zeros(data.shape, dtype=data.dtype)

@@ -92,12 +92,20 @@ def add_bias_and_activate(out, bias, activation):
     return out if activation == "linear" else activate(activation, out)
 
 
-def activation_backward(g, out, activation):
-    """Gradient before a fused activation, from its output ``out`` (never modifies ``g``)."""
+def saved_output(out, activation):
+    """What :func:`activation_backward` needs of a fused activation's output ``out``: for
+    ReLU only its sign, as a boolean array (a quarter of float32's bytes, so the float
+    output can be freed once the next layer has run); else ``out`` itself."""
+    return out > 0 if activation == "relu" else out
+
+
+def activation_backward(g, saved, activation):
+    """Gradient before a fused activation, from :func:`saved_output` of its output (never
+    modifies ``g``)."""
     if activation == "relu":
-        return g * (out > 0)
+        return g * saved
     if activation == "sigmoid":
-        return g * out * (1 - out)
+        return g * saved * (1 - saved)
     if activation == "tanh":
-        return g * (1 - out * out)
+        return g * (1 - saved * saved)
     return g

@@ -4,7 +4,8 @@ from .. import state
 from ..conv import conv_output_shape, conv_workspace_bytes, workspace_per_sample
 from ..pool import pool_output_shape
 from .core import data_of, record
-from .activation_kernels import activation_backward, add_bias_and_activate, check_fused_activation
+from .activation_kernels import (activation_backward, add_bias_and_activate,
+                                 check_fused_activation, saved_output)
 from .shape import reshape, transpose
 
 
@@ -59,13 +60,14 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
                                   b, activation)
 
     backend.run_blocks(forward_rows, blocks)
+    kept = saved_output(out, activation)
 
     def backward(g, needs):
         grad_x = backend.xp.empty(x.shape, dtype=g.dtype) if needs[0] else None
         wants_bias = len(needs) > 2 and needs[2]
 
         def backward_chunk(rows):
-            g_rows = activation_backward(g[rows], out[rows], activation)
+            g_rows = activation_backward(g[rows], kept[rows], activation)
             if needs[0]:
                 grad_x[rows] = backend.conv_backward_input(g_rows, w, x[rows].shape, strides,
                                                            padding, dilation, groups)
@@ -165,8 +167,10 @@ def pool(inputs, pool_size, strides=None, padding="valid", mode="max"):
         lambda rows: backend.pool_forward(x[rows], pool_size, strides, padding, mode,
                                           out=out[rows])[1], blocks)))
 
+    shape = x.shape   # not x: the backward reads only the saved positions
+
     def backward(g, needs):
-        grad = backend.xp.empty(x.shape, dtype=g.dtype)
+        grad = backend.xp.empty(shape, dtype=g.dtype)
         backend.run_blocks(lambda rows: backend.pool_backward(
             g[rows], contexts[rows.start], out=grad[rows]), blocks)
         return (grad,)

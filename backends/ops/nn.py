@@ -5,7 +5,7 @@ import math
 
 from .. import replica, state
 from ..autodiff import Tensor
-from .activation_kernels import (activation_backward, activate,
+from .activation_kernels import (activation_backward, activate, saved_output,
                                  check_fused_activation, sigmoid as sigmoid_array)
 from .core import data_of, record, xp
 from .elementwise import unary_op
@@ -140,9 +140,10 @@ def dense(x, kernel, bias=None, activation=None):
     out = backend.linear(a, w, None if bias is None else data_of(bias))
     if activation != "linear":
         out = activate(activation, out)
+    kept = saved_output(out, activation)
 
     def backward(g, needs):
-        g2 = activation_backward(g, out, activation).reshape(-1, g.shape[-1])
+        g2 = activation_backward(g, kept, activation).reshape(-1, g.shape[-1])
         grad_x = grad_w = grad_b = None
         if needs[0]:
             grad_x = backend.linear(g2, w.T).reshape(a.shape)
