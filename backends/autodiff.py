@@ -426,7 +426,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=No
         seed = as_engine_array(output_gradient, loss.data.dtype)
     gradients = {_graph_key(loss): seed}
     order = [] if loss.node is None else _topological_order(loss.node)
-    source_keys = {_graph_key(source) for source in sources}
+    keys = [id(source) if source.node is None else id(source.node) for source in sources]
+    source_keys = set(keys)
     completion = None if on_gradient is None else _Completion(order, sources, on_gradient)
     for node in order:
         # Intermediate gradients are dropped once used, except those asked for.
@@ -453,8 +454,8 @@ def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=No
             node.backward = None
     results = []
     handed_out = set()
-    for source in sources:
-        value = gradients.get(_graph_key(source))
+    for source, key in zip(sources, keys):
+        value = gradients.get(key)
         data = source.data
         if value is None:
             value = backend.xp.zeros(data.shape, dtype=data.dtype)
