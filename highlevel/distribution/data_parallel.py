@@ -15,10 +15,11 @@ class DataParallel:
     share, and each share's loss divides by the global batch's denominator (its
     elements, valid mask entries or weight sum), so the update -- and the logged loss --
     is the single-process one for the same global batch and seed, on every process,
-    whatever the reduction, masks and sample weights. ``optimizer.apply`` averages, so a
-    custom ``train_step`` written with ``lamina.grad`` does too. Weights, optimizer state
-    and the seed start from rank 0's; random layers draw the global batch's noise and
-    keep their rows. Loss and metrics are reduced over processes, ``evaluate``/``predict``
+    for every loss reduction, with sample weights and masks (an ``add_loss`` term that
+    depends on the batch is exact only when it is a mean over rows). ``optimizer.apply``
+    averages, so a custom ``train_step`` written with ``lamina.grad`` does too. Weights,
+    optimizer state and the seed start from rank 0's; random layers draw the global
+    batch's noise and keep their rows. Loss and metrics are reduced over processes, ``evaluate``/``predict``
     shard and gather, and callbacks with side effects (progress bar, CSVLogger,
     ModelCheckpoint, BackupAndRestore, TensorBoard) run on rank 0 only.
 
