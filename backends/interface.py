@@ -134,6 +134,18 @@ class Backend(abc.ABC):
     def pool_backward(self, grad_output, context, out=None):
         """Gradient of ``pool_forward`` with respect to its input (into ``out`` if given)."""
 
+    # ------------------------------------------------------------- ReLU sign
+    def keep_sign(self, out):
+        """What a fused ReLU's backward keeps of its batch-first output ``out``: its sign
+        (``out > 0``), in whatever compact form this engine reads back with
+        :meth:`sign_rows`. This engine keeps a boolean array."""
+        return out > 0
+
+    def sign_rows(self, kept, rows, shape):
+        """The boolean sign of the batch rows ``rows`` of an output of ``shape`` from
+        :meth:`keep_sign`'s ``kept``."""
+        return kept[rows]
+
     # ------------------------------------------------------------- batch blocks
     def batch_blocks(self, batch, elements):
         """Row slices to run a batch-sized kernel in, for :meth:`run_blocks`; ``elements``

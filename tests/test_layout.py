@@ -31,7 +31,6 @@ UNMIRRORED = {
     "backends/config.py": "re-exports of context/state names as lamina.config",
     "backends/registry.py": "name lookup, tested through every get()/deserialize test in "
                             "layers/options and the unknown-name tests",
-    "backends/numpy/engine.py": "the NumPy engine: every op test runs on it (check_op)",
     "backends/cupy/engine.py": "the CuPy engine: every op test runs on it where a GPU is",
     "backends/ops/core.py": "plumbing shared by the op families, tested through them",
     "backends/ops/activation_kernels.py": "the in-place activations of the fused ops, tested "

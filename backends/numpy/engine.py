@@ -152,6 +152,16 @@ class NumpyBackend(ArrayEngine):
         return grad_x, grad_gamma, grad_beta
 
     # ------------------------------------------------------------- batch blocks
+    def keep_sign(self, out):
+        """One bit a value, per sample (a thirty-second of the float32 output: at
+        112x112x3, batch 64, W2's first layer keeps 3 MB instead of 99)."""
+        return numpy.packbits(out.reshape(out.shape[0], -1) > 0, axis=1)
+
+    def sign_rows(self, kept, rows, shape):
+        per_sample = int(numpy.prod(shape[1:]))
+        bits = numpy.unpackbits(kept[rows], axis=1, count=per_sample)
+        return bits.view(bool).reshape((bits.shape[0],) + tuple(shape[1:]))
+
     def batch_blocks(self, batch, elements):
         """One block per BLAS thread (see :mod:`lamina.backends.numpy.threads`)."""
         return batch_threads.blocks(batch, elements)

@@ -95,8 +95,11 @@ def add_bias_and_activate(out, bias, activation):
 def saved_output(out, activation):
     """What :func:`activation_backward` needs of a fused activation's output ``out``: for
     ReLU only its sign, as a boolean array (a quarter of float32's bytes, so the float
-    output can be freed once the next layer has run); else ``out`` itself."""
-    return out > 0 if activation == "relu" else out
+    output can be freed once the next layer has run); nothing for a linear one; else
+    ``out`` itself."""
+    if activation == "relu":
+        return out > 0
+    return None if activation == "linear" else out
 
 
 def activation_backward(g, saved, activation):

@@ -60,14 +60,19 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
                                   b, activation)
 
     backend.run_blocks(forward_rows, blocks)
-    kept = saved_output(out, activation)
+    # what the backward reads of the output: ReLU's sign only, compact (the float output
+    # goes once the next layer has run)
+    out_shape = out.shape
+    kept = backend.keep_sign(out) if activation == "relu" else saved_output(out, activation)
 
     def backward(g, needs):
         grad_x = backend.xp.empty(x.shape, dtype=g.dtype) if needs[0] else None
         wants_bias = len(needs) > 2 and needs[2]
 
         def backward_chunk(rows):
-            g_rows = activation_backward(g[rows], kept[rows], activation)
+            saved = backend.sign_rows(kept, rows, out_shape) if activation == "relu" \
+                else None if kept is None else kept[rows]
+            g_rows = activation_backward(g[rows], saved, activation)
             if needs[0]:
                 grad_x[rows] = backend.conv_backward_input(g_rows, w, x[rows].shape, strides,
                                                            padding, dilation, groups)

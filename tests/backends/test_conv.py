@@ -391,7 +391,7 @@ def test_one_step_at_112x112_stays_within_the_budget(x_shape, w_shape):
     """W2's layers on 112x112x3 images, batch 64: unchunked, the columns alone are 84 MB
     (first layer) and 207 MB (second, 55x55x32 -> 64 channels). Forward and backward
     together hold at most the default 32 MiB of buffers beyond the arrays the step keeps
-    (the output, the ReLU sign the backward reads, one byte a value, and the gradients of
+    (the output, the ReLU sign the backward reads, one bit a value, and the gradients of
     the input and the weights), as tracemalloc sees NumPy's allocations (the output
     gradient of ``ops.sum`` is a broadcast view)."""
     import tracemalloc
@@ -412,7 +412,7 @@ def test_one_step_at_112x112_stays_within_the_budget(x_shape, w_shape):
         peak = tracemalloc.get_traced_memory()[1] - start
     finally:
         tracemalloc.stop()
-    kept = y.numpy().nbytes + y.numpy().size + sum(g.numpy().nbytes for g in grads)
+    kept = y.numpy().nbytes + y.numpy().size // 8 + sum(g.numpy().nbytes for g in grads)
     assert peak - kept <= conv_kernels.DEFAULT_WORKSPACE_BYTES, (peak, kept)
 
 
@@ -421,11 +421,11 @@ def test_a_training_step_of_a_cnn_at_112x112_stays_within_a_stated_bound():
     relu) -> MaxPool 2 -> Dense(128, relu) -> Dense(10), Adam) on 112x112x3 images, batch
     64, after a first step made the optimizer's slots. tracemalloc's peak of the step stays
     within what the step must hold at once plus the workspace budget: what the graph keeps
-    of the forward pass (the pooled outputs, which the next layers' backward reads, and one
-    byte a value of the rest: the ReLU sign of both conv outputs and the pools' int8 window
-    offsets: 81 MB), then, in the second layer's backward, its output gradient (46 MB), its
-    input gradient (25 MB) and the first Dense kernel's gradient (22 MB), and the batch rows
-    fit gathers (10 MB); 217 MB in all. Measured 185 MB (294 MB while the graph kept every
+    of the forward pass (the pooled outputs, which the next layers' backward reads, the
+    pools' int8 window offsets and the ReLU sign of both conv outputs, one bit a value:
+    50 MB), then, in the second layer's backward, its output gradient (46 MB), its input
+    gradient (25 MB) and the first Dense kernel's gradient (22 MB), and the batch rows fit
+    gathers (10 MB); 186 MB in all. Measured 155 MB (294 MB while the graph kept every
     layer's float output); with the whole batch's im2col columns at once the second layer
     alone would add 207 MB."""
     import tracemalloc
@@ -435,7 +435,7 @@ def test_a_training_step_of_a_cnn_at_112x112_stays_within_a_stated_bound():
     batch, mb = 64, 4 * 64                              # float32 bytes per value per batch
     conv1, conv2 = 110 * 110 * 32, 53 * 53 * 64          # values per sample
     pool1, pool2 = 55 * 55 * 32, 26 * 26 * 64
-    forward = mb * (pool1 + pool2) + batch * (conv1 + conv2 + pool1 + pool2)
+    forward = mb * (pool1 + pool2) + batch * (pool1 + pool2) + batch * (conv1 + conv2) // 8
     backward = mb * (conv2 + pool1) + 4 * pool2 * 128
     bound = forward + backward + batch * 4 * 112 * 112 * 3 + lamina.config.conv_workspace_bytes()
     rng = np.random.default_rng(0)
