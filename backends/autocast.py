@@ -11,6 +11,8 @@ and the gradient flowing back to the variable is cast to the variable's dtype by
 import contextlib
 import threading
 
+from . import state
+
 
 class _Scope(threading.local):
     """This thread's autocast dtype (None: variables are read in their own dtype)."""
@@ -19,37 +21,32 @@ class _Scope(threading.local):
 
 
 _scope = _Scope()
-# How many autocast scopes are open now, over all threads: while none is, the hot paths
-# skip the slower thread-local lookup.
-_open_scopes = [0]
-_lock = threading.Lock()
+_open_scopes = state.OpenScopes()
 
 
 def autocast_dtype():
     """The dtype autocast variables are read in on this thread, or None."""
-    return _scope.dtype if _open_scopes[0] else None
+    return _scope.dtype if _open_scopes.count else None
 
 
 @contextlib.contextmanager
 def autocast_scope(dtype):
     """Read autocast variables as ``dtype`` (None: as stored) while the block runs."""
     previous = _scope.dtype
-    with _lock:
-        _open_scopes[0] += 1
+    _open_scopes.opened()
     _scope.dtype = dtype
     try:
         yield
     finally:
         _scope.dtype = previous
-        with _lock:
-            _open_scopes[0] -= 1
+        _open_scopes.closed()
 
 
 def read_variable(variable):
     """The array an op computes with for ``variable``: its data, cast to the autocast
     dtype when one is active, the variable autocasts and is floating."""
     data = variable.data
-    if not _open_scopes[0]:
+    if not _open_scopes.count:
         return data
     dtype = _scope.dtype
     if dtype is None or data.dtype == dtype or data.dtype.kind != "f" \

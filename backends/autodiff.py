@@ -32,15 +32,14 @@ class _Recording(threading.local):
 
 
 _recording = _Recording()
-# How many threads are inside no_grad now. While none is, every thread records and the
-# hot path (``record``) reads this list instead of the slower thread-local flag.
-_threads_not_recording = [0]
-_count_lock = threading.Lock()
+# The threads inside no_grad now. While none is, every thread records and the hot path
+# (``record``) reads this count instead of the slower thread-local flag.
+_threads_not_recording = state.OpenScopes()
 
 
 def is_recording():
     """True unless the calling thread is inside :func:`no_grad`."""
-    return not _threads_not_recording[0] or _recording.on
+    return not _threads_not_recording.count or _recording.on
 
 
 class no_grad:
@@ -58,15 +57,13 @@ class no_grad:
     def __enter__(self):
         self._counted = _recording.on   # nested: this thread is counted already
         if self._counted:
-            with _count_lock:
-                _threads_not_recording[0] += 1
+            _threads_not_recording.opened()
             _recording.on = False
 
     def __exit__(self, *exc_info):
         if self._counted:
             _recording.on = True
-            with _count_lock:
-                _threads_not_recording[0] -= 1
+            _threads_not_recording.closed()
         return False
 
     def __call__(self, function):
@@ -310,7 +307,7 @@ def record(output, inputs, backward, name):
     result.data = output
     result.node = None
     result.requires_grad = False
-    if not _threads_not_recording[0] or _recording.on:
+    if not _threads_not_recording.count or _recording.on:
         parents = [item.node or item if getattr(item, "requires_grad", False) else None
                    for item in inputs]
         if parents.count(None) < len(parents):
@@ -426,7 +423,7 @@ def grad(loss, sources, output_gradient=None, retain_graph=False, on_gradient=No
         seed = as_engine_array(output_gradient, loss.data.dtype)
     gradients = {_graph_key(loss): seed}
     order = [] if loss.node is None else _topological_order(loss.node)
-    keys = [id(source) if source.node is None else id(source.node) for source in sources]
+    keys = list(map(_graph_key, sources))
     source_keys = set(keys)
     completion = None if on_gradient is None else _Completion(order, sources, on_gradient)
     for node in order:

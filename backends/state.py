@@ -47,9 +47,29 @@ class _Overlay(threading.local):
 
 
 _overlay = _Overlay()
-# How many backend scopes are open now, over all threads: while none is, :func:`backend`
-# reads the process-wide engine without the slower thread-local lookup.
-_backend_scopes = [0]
+
+
+class OpenScopes:
+    """How many scopes of one kind are open now, over all threads (``count``): while none
+    is, a hot path reads the process-wide value instead of its slower thread-local one
+    (the backend scopes here, ``no_grad``, autocast)."""
+
+    __slots__ = ("count", "_lock")
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def opened(self):
+        with self._lock:
+            self.count += 1
+
+    def closed(self):
+        with self._lock:
+            self.count -= 1
+
+
+_backend_scopes = OpenScopes()
 
 
 def push(**values):
@@ -66,8 +86,7 @@ def push(**values):
         values = {"generator": _UNSET, **values, "generators": {}}
     token = {name: getattr(_overlay, name) for name in values}
     if "backend" in values:
-        with _lock:
-            _backend_scopes[0] += 1
+        _backend_scopes.opened()
     for name, value in values.items():
         setattr(_overlay, name, value)
     return token
@@ -78,8 +97,7 @@ def restore(token):
     for name, value in token.items():
         setattr(_overlay, name, value)
     if "backend" in token:
-        with _lock:
-            _backend_scopes[0] -= 1
+        _backend_scopes.closed()
 
 
 @contextlib.contextmanager
@@ -96,7 +114,7 @@ def scoped(**values):
 def backend():
     """The active :class:`~lamina.backends.interface.Backend` instance (this thread's scoped
     one, else the process-wide one)."""
-    current = _overlay.backend if _backend_scopes[0] else _UNSET
+    current = _overlay.backend if _backend_scopes.count else _UNSET
     if current is _UNSET:
         current = _active["backend"]
         if current is None:

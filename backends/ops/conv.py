@@ -62,17 +62,23 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
     backend.run_blocks(forward_rows, blocks)
     # what the backward reads of the output: ReLU's sign only, compact (the float output
     # goes once the next layer has run)
-    out_shape = out.shape
-    kept = backend.keep_sign(out) if activation == "relu" else saved_output(out, activation)
+    if activation == "relu":
+        kept, out_shape = backend.keep_sign(out), out.shape
+
+        def kept_rows(rows):
+            return backend.sign_rows(kept, rows, out_shape)
+    else:
+        kept = saved_output(out, activation)
+
+        def kept_rows(rows):
+            return None if kept is None else kept[rows]
 
     def backward(g, needs):
         grad_x = backend.xp.empty(x.shape, dtype=g.dtype) if needs[0] else None
         wants_bias = len(needs) > 2 and needs[2]
 
         def backward_chunk(rows):
-            saved = backend.sign_rows(kept, rows, out_shape) if activation == "relu" \
-                else None if kept is None else kept[rows]
-            g_rows = activation_backward(g[rows], saved, activation)
+            g_rows = activation_backward(g[rows], kept_rows(rows), activation)
             if needs[0]:
                 grad_x[rows] = backend.conv_backward_input(g_rows, w, x[rows].shape, strides,
                                                            padding, dilation, groups)
