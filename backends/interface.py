@@ -224,6 +224,19 @@ class Backend(abc.ABC):
         """
         return None
 
+    def dense_epilogue_kernels(self, dtype):
+        """Compiled kernels ``(forward, backward)`` of a dense layer's bias and linear or
+        ReLU activation on arrays of ``dtype``, or None: then the op uses array calls.
+
+        ``forward(out, bias, has_bias, relu, kept)`` adds the bias to the (rows, units)
+        GEMM result in place, then with ``relu`` applies the ReLU and writes its sign
+        into the boolean ``kept``; ``backward(grad, kept, relu, grad_out, bias_sum,
+        has_bias)`` writes ``grad * kept`` into ``grad_out`` (with ``relu``) and adds the
+        column sums of the gradient before the bias into ``bias_sum`` (with
+        ``has_bias``). Every array is C-contiguous; unused ones are stand-ins.
+        """
+        return None
+
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod
     def batch_norm_forward(self, x, gamma, beta, epsilon):

@@ -120,35 +120,52 @@ class NumpyBackend(ArrayEngine):
 
     def layer_norm_forward(self, x, gamma, beta, epsilon):
         """:meth:`ArrayEngine.layer_norm_forward` as one compiled loop per row
-        (:mod:`lamina.backends.numpy.compiled.normalization`); the same context."""
+        (:mod:`lamina.backends.numpy.compiled.normalization`), the rows in blocks on
+        threads; the same context."""
         kernels = self._last_axis_kernels("normalization", x, -1)
         if kernels is None or any(p is not None and p.dtype != x.dtype for p in (gamma, beta)):
             return super().layer_norm_forward(x, gamma, beta, epsilon)
         rows = numpy.ascontiguousarray(x).reshape(-1, x.shape[-1])
         y, normalized = numpy.empty(x.shape, x.dtype), numpy.empty(x.shape, x.dtype)
         inv_std = numpy.empty(x.shape[:-1] + (1,), x.dtype)
-        stand_in = rows[0]
-        kernels.layer_norm_forward(
-            rows, stand_in if gamma is None else numpy.ascontiguousarray(gamma),
-            stand_in if beta is None else numpy.ascontiguousarray(beta),
-            x.dtype.type(epsilon), gamma is not None, beta is not None,
-            y.reshape(rows.shape), normalized.reshape(rows.shape), inv_std.reshape(-1))
+        y_rows, normalized_rows = y.reshape(rows.shape), normalized.reshape(rows.shape)
+        inv_std_rows = inv_std.reshape(-1)
+        gamma_in = rows[0] if gamma is None else numpy.ascontiguousarray(gamma)
+        beta_in = rows[0] if beta is None else numpy.ascontiguousarray(beta)
+        epsilon = x.dtype.type(epsilon)
+
+        def work(block):
+            kernels.layer_norm_forward(rows[block], gamma_in, beta_in, epsilon,
+                                       gamma is not None, beta is not None, y_rows[block],
+                                       normalized_rows[block], inv_std_rows[block])
+
+        self.run_blocks(work, self.batch_blocks(rows.shape[0], rows.size))
         return y, (normalized, gamma, inv_std)
 
     def layer_norm_backward(self, grad_y, context):
+        """:meth:`ArrayEngine.layer_norm_backward` as one compiled loop per row, the rows
+        in blocks on threads (each block sums its own part of the parameter gradients)."""
         normalized, gamma, inv_std = context
         kernels = self._last_axis_kernels("normalization", normalized, -1)
         if kernels is None or grad_y.dtype != normalized.dtype:
             return super().layer_norm_backward(grad_y, context)
         rows = numpy.ascontiguousarray(grad_y).reshape(-1, grad_y.shape[-1])
         grad_x = numpy.empty(grad_y.shape, grad_y.dtype)
-        grad_gamma = numpy.zeros(grad_y.shape[-1], grad_y.dtype)
-        grad_beta = numpy.zeros(grad_y.shape[-1], grad_y.dtype)
-        kernels.layer_norm_backward(
-            rows, normalized.reshape(rows.shape),
-            grad_beta if gamma is None else numpy.ascontiguousarray(gamma),
-            inv_std.reshape(-1), gamma is not None, grad_x.reshape(rows.shape), grad_gamma,
-            grad_beta)
+        grad_x_rows, normalized_rows = grad_x.reshape(rows.shape), normalized.reshape(rows.shape)
+        inv_std_rows = inv_std.reshape(-1)
+        blocks = self.batch_blocks(rows.shape[0], rows.size)
+        # rows (block, 0) of grad_gamma and (block, 1) of grad_beta: each block's sums
+        sums = numpy.zeros((len(blocks), 2, rows.shape[1]), grad_y.dtype)
+        gamma_in = sums[0, 1] if gamma is None else numpy.ascontiguousarray(gamma)
+
+        def work(index_and_block):
+            index, block = index_and_block
+            kernels.layer_norm_backward(rows[block], normalized_rows[block], gamma_in,
+                                        inv_std_rows[block], gamma is not None,
+                                        grad_x_rows[block], sums[index, 0], sums[index, 1])
+
+        self.run_blocks(work, list(enumerate(blocks)))
+        grad_gamma, grad_beta = sums[0] if len(blocks) == 1 else sums.sum(axis=0)
         return grad_x, grad_gamma, grad_beta
 
     # ------------------------------------------------------------- batch blocks
@@ -196,6 +213,12 @@ class NumpyBackend(ArrayEngine):
         module = self.compiled_module("recurrent_loop", dtype)
         return None if module is None else module.loop_kernels(cell, dtype)
 
+    def dense_epilogue_kernels(self, dtype):
+        """Numba-compiled kernels (see :mod:`lamina.backends.numpy.compiled.dense`), as
+        :meth:`compiled_module` gives them."""
+        module = self.compiled_module("dense", dtype)
+        return None if module is None else (module.epilogue_forward, module.epilogue_backward)
+
     def optimizer_kernel(self, name, dtype):
         """The compiled Adam step (:func:`lamina.backends.numpy.compiled.optimizers.adam_update`)
         for ``"adam"``, as :meth:`compiled_module` gives it; None for other rules."""
@@ -211,7 +234,7 @@ COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 
 def compiled(name):
     """The module of Numba-compiled kernels ``name`` (``"cells"``, ``"pooling"``,
-    ``"optimizers"``, ``"softmax"``, ``"normalization"`` or ``"scatter"`` in
+    ``"optimizers"``, ``"softmax"``, ``"normalization"``, ``"scatter"`` or ``"dense"`` in
     :mod:`lamina.backends.numpy.compiled`), imported
     on first use; None when ``LAMINA_JIT=0`` is set or the import fails (Numba missing:
     silently; any other error, such as no writable cache directory: with a warning)."""

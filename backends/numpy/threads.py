@@ -12,17 +12,16 @@ offers, or what the user set with ``OMP_NUM_THREADS``/threadpoolctl).
 import contextlib
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from . import host_tuning
 
 #: The fewest output elements a block gets; below that, threads cost more than they save.
 MIN_BLOCK_ELEMENTS = 1 << 17
 
-_POOL = {"pid": None, "executor": None, "workers": 0}
+_POOL = {"pid": None, "workers": []}
+#: Held by the one caller whose blocks are on the worker threads; other callers (and
+#: blocks that split again) run their blocks one after another on their own thread.
 _POOL_LOCK = threading.Lock()
-_LIMIT = {"callers": 0}
-_LIMIT_LOCK = threading.Lock()
 _PREFIX = "lamina-block"
 
 
@@ -55,36 +54,63 @@ def _threads():
 
 @contextlib.contextmanager
 def _one_blas_thread():
-    """BLAS on one thread while any caller's blocks run; the first caller in limits it and
-    the last one out restores what it was (callers on several threads may overlap)."""
+    """BLAS on one thread while the blocks run (only the pool's holder sets it)."""
     controller = _blas()
-    if controller is None:
-        yield
-        return
-    with _LIMIT_LOCK:
-        if _LIMIT["callers"] == 0:
-            _LIMIT["limiter"] = controller.limit(limits=1)
-        _LIMIT["callers"] += 1
+    libraries = [] if controller is None else controller.lib_controllers
+    before = [lib.num_threads for lib in libraries]
+    for lib in libraries:
+        lib.set_num_threads(1)
     try:
         yield
     finally:
-        with _LIMIT_LOCK:
-            _LIMIT["callers"] -= 1
-            if _LIMIT["callers"] == 0:
-                _LIMIT.pop("limiter").restore_original_limits()
+        for lib, count in zip(libraries, before):
+            lib.set_num_threads(count)
 
 
-def _executor(workers):
-    """The worker threads, made anew in a forked child (threads do not survive a fork) or
-    when more are needed (the old, smaller pool finishes its work and ends)."""
-    with _POOL_LOCK:
-        pool = _POOL["executor"]
-        if _POOL["pid"] != os.getpid() or pool is None or _POOL["workers"] < workers:
-            if pool is not None and _POOL["pid"] == os.getpid():
-                pool.shutdown(wait=False)
-            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=_PREFIX)
-            _POOL.update(pid=os.getpid(), executor=pool, workers=workers)
-        return pool
+class _Worker:
+    """One block thread, handed one task at a time through a pair of locks (a
+    ``ThreadPoolExecutor`` round trip, with its futures and queue, cost ~100 us a call
+    here against ~30 us for the locks: too much for kernels of a few hundred us)."""
+
+    def __init__(self, index):
+        self._wake, self._done = threading.Lock(), threading.Lock()
+        self._wake.acquire()
+        self._done.acquire()
+        self._task = self._outcome = None
+        threading.Thread(target=self._serve, name=f"{_PREFIX}-{index}", daemon=True).start()
+
+    def _serve(self):
+        while True:
+            self._wake.acquire()
+            work, rows = self._task
+            self._task = None
+            try:
+                self._outcome = (True, work(rows))
+            except BaseException as raised:   # noqa: B036 - handed to the caller
+                self._outcome = (False, raised)
+            self._done.release()
+
+    def start(self, work, rows):
+        """Run ``work(rows)`` on this worker's thread."""
+        self._task = (work, rows)
+        self._wake.release()
+
+    def finish(self):
+        """Wait for the task: ``(True, result)`` or ``(False, the error it raised)``."""
+        self._done.acquire()
+        outcome, self._outcome = self._outcome, None
+        return outcome
+
+
+def _workers(count):
+    """``count`` worker threads, made anew in a forked child (threads do not survive a
+    fork) or added when more are needed; the caller holds ``_POOL_LOCK``."""
+    if _POOL["pid"] != os.getpid():
+        _POOL.update(pid=os.getpid(), workers=[])
+    workers = _POOL["workers"]
+    while len(workers) < count:
+        workers.append(_Worker(len(workers)))
+    return workers[:count]
 
 
 def run(work, row_blocks):
@@ -92,23 +118,30 @@ def run(work, row_blocks):
     on this one) with BLAS on one thread each.
 
     Every block finishes before this returns, also when one raises (the others may be
-    writing into arrays the caller owns); then the first error is raised again.
+    writing into arrays the caller owns); then the first error is raised again. While
+    another caller's blocks are on the threads, these run one after another here.
     """
-    if len(row_blocks) == 1 or threading.current_thread().name.startswith(_PREFIX):
-        return [work(rows) for rows in row_blocks]     # one block, or nested in a block
-    with _one_blas_thread():
-        futures = [_executor(len(row_blocks) - 1).submit(work, rows)
-                   for rows in row_blocks[1:]]
-        results, error = [None] * len(row_blocks), None
-        try:
-            results[0] = work(row_blocks[0])
-        except BaseException as raised:   # noqa: B036 - raised again once the rest finish
-            error = raised
-        for k, future in enumerate(futures, start=1):
+    if len(row_blocks) == 1 or threading.current_thread().name.startswith(_PREFIX) \
+            or not _POOL_LOCK.acquire(blocking=False):
+        return [work(rows) for rows in row_blocks]     # one block, nested, or pool busy
+    try:
+        workers = _workers(len(row_blocks) - 1)
+        with _one_blas_thread():
+            for worker, rows in zip(workers, row_blocks[1:]):
+                worker.start(work, rows)
+            results, error = [None] * len(row_blocks), None
             try:
-                results[k] = future.result()
-            except BaseException as raised:   # noqa: B036
-                error = error or raised
+                results[0] = work(row_blocks[0])
+            except BaseException as raised:   # noqa: B036 - raised again once the rest finish
+                error = raised
+            for k, worker in enumerate(workers, start=1):
+                finished, value = worker.finish()
+                if finished:
+                    results[k] = value
+                else:
+                    error = error or value
+    finally:
+        _POOL_LOCK.release()
     if error is not None:
         raise error
     return results

@@ -112,3 +112,59 @@ def activation_backward(g, saved, activation):
     if activation == "tanh":
         return g * (1 - saved * saved)
     return g
+
+
+def dense_epilogue(out, bias, activation):
+    """``activation(out + bias)`` in place on a fresh GEMM result ``out`` (..., units) and
+    what :func:`dense_epilogue_backward` needs of it: ``(out, kept)`` with ``kept`` as
+    :func:`saved_output` gives it. A linear or ReLU activation on an engine with compiled
+    kernels (:meth:`lamina.backends.Backend.dense_epilogue_kernels`) is one pass per row
+    block, the blocks on the engine's threads."""
+    backend = state.backend()
+    kernels = backend.dense_epilogue_kernels(out.dtype) \
+        if activation in ("linear", "relu") and out.size and out.flags.c_contiguous else None
+    if kernels is None:
+        out = add_bias_and_activate(out, bias, activation)
+        return out, saved_output(out, activation)
+    if bias is None and activation == "linear":
+        return out, None
+    relu = activation == "relu"
+    rows = out.reshape(-1, out.shape[-1])
+    kept = backend.xp.empty(rows.shape, bool) if relu else rows[:1, :1] > 0
+    bias_in = rows[0] if bias is None else backend.xp.ascontiguousarray(bias, out.dtype)
+
+    def work(block):
+        kernels[0](rows[block], bias_in, bias is not None, relu, kept[block] if relu else kept)
+
+    backend.run_blocks(work, backend.batch_blocks(rows.shape[0], rows.size))
+    return out, (kept.reshape(out.shape) if relu else None)
+
+
+def dense_epilogue_backward(g, kept, activation, needs_bias):
+    """The gradient before :func:`dense_epilogue`'s activation as 2-D (rows, units), and
+    the bias gradient (its column sums) when ``needs_bias``, else None; ``g`` unchanged."""
+    backend = state.backend()
+    kernels = backend.dense_epilogue_kernels(g.dtype) \
+        if activation in ("linear", "relu") and g.size else None
+    if kernels is None:
+        g2 = activation_backward(g, kept, activation).reshape(-1, g.shape[-1])
+        return g2, (g2.sum(axis=0) if needs_bias else None)
+    relu = activation == "relu"
+    numpy_like = backend.xp
+    rows = numpy_like.ascontiguousarray(g).reshape(-1, g.shape[-1])
+    if not (relu or needs_bias):
+        return rows, None
+    blocks = backend.batch_blocks(rows.shape[0], rows.size)
+    grad_out = numpy_like.empty_like(rows) if relu else rows
+    kept_rows = kept.reshape(rows.shape) if relu else rows[:1, :1] > 0
+    sums = numpy_like.zeros((len(blocks), rows.shape[1]), rows.dtype)
+
+    def work(index_and_block):
+        index, block = index_and_block
+        kernels[1](rows[block], kept_rows[block] if relu else kept_rows, relu,
+                   grad_out[block], sums[index], needs_bias)
+
+    backend.run_blocks(work, list(enumerate(blocks)))
+    if not needs_bias:
+        return grad_out, None
+    return grad_out, (sums[0] if len(blocks) == 1 else sums.sum(axis=0))

@@ -5,8 +5,8 @@ import math
 
 from .. import replica, state
 from ..autodiff import Tensor
-from .activation_kernels import (activation_backward, activate, saved_output,
-                                 check_fused_activation, sigmoid as sigmoid_array)
+from .activation_kernels import (check_fused_activation, dense_epilogue,
+                                 dense_epilogue_backward, sigmoid as sigmoid_array)
 from .core import data_of, record, xp
 from .elementwise import unary_op
 
@@ -137,20 +137,16 @@ def dense(x, kernel, bias=None, activation=None):
     activation = check_fused_activation("dense", activation)
     backend = state.backend()
     a, w = data_of(x), data_of(kernel)
-    out = backend.linear(a, w, None if bias is None else data_of(bias))
-    if activation != "linear":
-        out = activate(activation, out)
-    kept = saved_output(out, activation)
+    out, kept = dense_epilogue(backend.linear(a, w), None if bias is None else data_of(bias),
+                               activation)
 
     def backward(g, needs):
-        g2 = activation_backward(g, kept, activation).reshape(-1, g.shape[-1])
-        grad_x = grad_w = grad_b = None
+        g2, grad_b = dense_epilogue_backward(g, kept, activation, len(needs) > 2 and needs[2])
+        grad_x = grad_w = None
         if needs[0]:
             grad_x = backend.linear(g2, w.T).reshape(a.shape)
         if needs[1]:
             grad_w = backend.linear(a.reshape(-1, a.shape[-1]).T, g2)
-        if len(needs) > 2 and needs[2]:
-            grad_b = g2.sum(axis=0)
         return grad_x, grad_w, grad_b
 
     inputs = (x, kernel) if bias is None else (x, kernel, bias)
