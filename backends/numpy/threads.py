@@ -88,6 +88,7 @@ class _Worker:
                 self._outcome = (True, work(rows))
             except BaseException as raised:   # noqa: B036 - handed to the caller
                 self._outcome = (False, raised)
+            del work, rows      # the task's arrays must not outlive it on this thread
             self._done.release()
 
     def start(self, work, rows):
