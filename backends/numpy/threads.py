@@ -18,11 +18,23 @@ from . import host_tuning
 #: The fewest output elements a block gets; below that, threads cost more than they save.
 MIN_BLOCK_ELEMENTS = 1 << 17
 
-_POOL = {"pid": None, "workers": []}
+_POOL = {"workers": []}
 #: Held by the one caller whose blocks are on the worker threads; other callers (and
 #: blocks that split again) run their blocks one after another on their own thread.
 _POOL_LOCK = threading.Lock()
 _PREFIX = "lamina-block"
+
+
+def _forget_workers():
+    """In a forked child: no thread survives a fork, and the pool's lock may have been
+    held by one that did not come along."""
+    global _POOL_LOCK
+    _POOL_LOCK = threading.Lock()
+    _POOL["workers"] = []
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 def _blas():
@@ -104,10 +116,8 @@ class _Worker:
 
 
 def _workers(count):
-    """``count`` worker threads, made anew in a forked child (threads do not survive a
-    fork) or added when more are needed; the caller holds ``_POOL_LOCK``."""
-    if _POOL["pid"] != os.getpid():
-        _POOL.update(pid=os.getpid(), workers=[])
+    """``count`` worker threads, added when more are needed; the caller holds
+    ``_POOL_LOCK``."""
     workers = _POOL["workers"]
     while len(workers) < count:
         workers.append(_Worker(len(workers)))

@@ -197,3 +197,70 @@ def test_overlapping_callers_leave_blas_threads_as_they_were(three_blocks):
     assert batch_threads.run(work, blocks) == [0, 2, 4]
     other.join(timeout=30)
     assert blas_threads() == before
+
+
+def test_a_caller_finding_the_pool_busy_runs_its_blocks_in_place(three_blocks):
+    inside, release = threading.Event(), threading.Event()
+    names = []
+
+    def holder(rows):
+        if rows.start == 0:
+            inside.set()
+            release.wait(timeout=30)
+        return rows.start
+
+    blocks = batch_threads.blocks(6, 10 ** 6)
+    other = threading.Thread(target=batch_threads.run, args=(holder, blocks))
+    other.start()
+    assert inside.wait(timeout=30)
+    try:
+        got = batch_threads.run(lambda rows: names.append(
+            threading.current_thread().name) or rows.stop, blocks)
+    finally:
+        release.set()
+        other.join(timeout=30)
+    assert got == [2, 4, 6]
+    assert names == [threading.current_thread().name] * 3
+
+
+def test_a_block_thread_keeps_no_reference_to_its_task(three_blocks):
+    import gc
+    import weakref
+
+    class Payload:
+        pass
+
+    payload = Payload()
+    alive = weakref.ref(payload)
+    batch_threads.run(lambda rows, kept=payload: rows.start, batch_threads.blocks(6, 10 ** 6))
+    del payload
+    gc.collect()
+    assert alive() is None
+
+
+def _held_lock_child(_):
+    return batch_threads.run(lambda rows: threading.current_thread().name.split("-")[0],
+                             [slice(0, 1), slice(1, 2)])
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="needs fork")
+def test_a_child_forked_while_blocks_ran_still_runs_blocks_on_threads():
+    inside, release = threading.Event(), threading.Event()
+
+    def holder(rows):
+        if rows.start == 0:
+            inside.set()
+            release.wait(timeout=30)
+
+    other = threading.Thread(target=batch_threads.run,
+                             args=(holder, [slice(0, 1), slice(1, 2)]))
+    other.start()
+    assert inside.wait(timeout=30)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            names = pool.map(_held_lock_child, [0], chunksize=1)[0]
+    finally:
+        release.set()
+        other.join(timeout=30)
+    assert names == ["MainThread", "lamina"]
