@@ -237,6 +237,30 @@ class Backend(abc.ABC):
         """
         return None
 
+    # ------------------------------------------------------- attention
+    def attention_core_kernels(self, dtype):
+        """Compiled kernels ``(forward, backward)`` of the attention core
+        (:func:`lamina.ops.attention_core`) for the batch rows ``start:stop`` on arrays of
+        ``dtype``, or None: then the op runs array calls (stacked matmuls, the softmax).
+
+        ``q`` (batch, target, heads, depth), ``k`` (batch, source, heads, depth), ``v``
+        (batch, source, heads, value_depth), ``g`` and the gradients are 4-D with a
+        contiguous last axis (strided views, such as those of a packed projection, are
+        read in place); ``keep`` is a (batch, target, source) boolean array (any strides)
+        or an empty (0, 0, 0) one; ``draws`` the dropout's uniform draws of the
+        probabilities' shape or an empty (0, 0, 0, 0) array, an entry kept with factor
+        ``inverse`` where its draw is ``>= rate``; ``probabilities`` and ``attended``
+        (the same array without dropout) C-contiguous (batch, heads, target, source).
+
+        * ``forward(q, k, v, scale, keep, draws, rate, inverse, start, stop,
+          probabilities, attended, context)`` writes the masked probabilities, the
+          dropped-out ones and the context (batch, target, heads, value_depth).
+        * ``backward(g, q, k, v, scale, probabilities, attended, draws, rate, inverse,
+          start, stop, dq, dk, dv)`` writes the gradients of q, k and v (an empty
+          (0, 0, 0, 0) array: not needed) from ``g``, the context's gradient.
+        """
+        return None
+
     # ----------------------------------------------------------- normalization
     @abc.abstractmethod
     def batch_norm_forward(self, x, gamma, beta, epsilon):

@@ -219,6 +219,13 @@ class NumpyBackend(ArrayEngine):
         module = self.compiled_module("dense", dtype)
         return None if module is None else (module.epilogue_forward, module.epilogue_backward)
 
+    def attention_core_kernels(self, dtype):
+        """Numba-compiled attention core calling NumPy's BLAS (see
+        :mod:`lamina.backends.numpy.compiled.attention`), as :meth:`compiled_module`
+        gives it; None also when that BLAS has no CBLAS entry point."""
+        module = self.compiled_module("attention", dtype)
+        return None if module is None else module.attention_kernels(dtype)
+
     def optimizer_kernel(self, name, dtype):
         """The compiled Adam step (:func:`lamina.backends.numpy.compiled.optimizers.adam_update`)
         for ``"adam"``, as :meth:`compiled_module` gives it; None for other rules."""
@@ -234,7 +241,8 @@ COMPILED_DTYPES = (numpy.dtype("float32"), numpy.dtype("float64"))
 
 def compiled(name):
     """The module of Numba-compiled kernels ``name`` (``"cells"``, ``"pooling"``,
-    ``"optimizers"``, ``"softmax"``, ``"normalization"``, ``"scatter"`` or ``"dense"`` in
+    ``"optimizers"``, ``"softmax"``, ``"normalization"``, ``"scatter"``,
+    ``"recurrent_loop"``, ``"attention"`` or ``"dense"`` in
     :mod:`lamina.backends.numpy.compiled`), imported
     on first use; None when ``LAMINA_JIT=0`` is set or the import fails (Numba missing:
     silently; any other error, such as no writable cache directory: with a warning)."""

@@ -10,7 +10,11 @@ and runs the batch as row blocks (:meth:`lamina.backends.Backend.batch_blocks`; 
 on the NumPy engine, one block on the GPU), each block one stacked GEMM, the engine's
 softmax (compiled on the NumPy engine) and the second stacked GEMM written straight into
 the ``(batch, length, heads, depth)`` result. The backward runs the same blocks: four
-stacked GEMMs and the engine's softmax backward.
+stacked GEMMs and the engine's softmax backward. Where the engine has compiled kernels
+for the whole core (:meth:`lamina.backends.Backend.attention_core_kernels`: the NumPy
+engine, float32 and float64), each block is instead ONE kernel call that runs every
+(sample, head) slice through BLAS with the scaling, mask, softmax and dropout done on the
+slice while it is in cache (no scaled copy of q, no passes over the whole array).
 
 Masking as :class:`lamina.layers.MultiHeadAttention` defines it: masked scores become
 -1e9 before the softmax and the probabilities are multiplied by the mask, so a fully masked
@@ -29,6 +33,7 @@ Example:
 """
 
 from .. import state
+from .activation_kernels import dense_epilogue, dense_epilogue_backward
 from .core import data_of, record
 
 _LARGE_NEGATIVE = -1e9
@@ -125,14 +130,15 @@ def packed_projection(x, kernels, biases=None):
                          f"{[w.shape for w in weights]} for input of shape {a.shape}")
     joined = numpy_like.concatenate(weights, axis=1)
     bias = None if biases is None else numpy_like.concatenate([data_of(b) for b in biases])
-    out = backend.linear(a, joined, bias)
+    out, _ = dense_epilogue(backend.linear(a, joined), bias, "linear")
     bounds = [0]
     for w in weights:
         bounds.append(bounds[-1] + w.shape[1])
 
     def backward(g, needs):
-        g2 = g.reshape(-1, g.shape[-1])
         count = len(weights)
+        g2, summed = dense_epilogue_backward(g, None, "linear",
+                                             biases is not None and any(needs[1 + count:]))
         grads = [backend.linear(g2, joined.T).reshape(a.shape) if needs[0] else None]
         if any(needs[1:1 + count]):
             whole = backend.linear(a.reshape(-1, a.shape[-1]).T, g2)
@@ -141,7 +147,6 @@ def packed_projection(x, kernels, biases=None):
         else:
             grads += [None] * count
         if biases is not None:
-            summed = g2.sum(axis=0) if any(needs[1 + count:]) else None
             grads += [summed[start:stop] if need else None
                       for start, stop, need in zip(bounds, bounds[1:], needs[1 + count:])]
         return tuple(grads)
@@ -168,21 +173,85 @@ def _core(q, k, v, scale, keep, dropout, generator):
     numpy_like = backend.xp
     batch, target, heads, _ = q.shape
     dtype = q.dtype
-    scaled_q = q * dtype.type(scale)
-    q_heads, k_heads_t = scaled_q.transpose(0, 2, 1, 3), k.transpose(0, 2, 3, 1)
-    v_heads = v.transpose(0, 2, 1, 3)
     probabilities = numpy_like.empty((batch, heads, target, k.shape[1]), dtype)
-    kept = None
-    if keep is not None:
-        kept = numpy_like.broadcast_to(keep, (batch, target, k.shape[1]))[:, None]
-    scaled_drop = None
+    draws = None
     if dropout > 0.0:
         draws = backend.random_uniform(generator, probabilities.shape, dtype)
+    context = numpy_like.empty((batch, target, heads, v.shape[3]), dtype)
+    blocks = backend.batch_blocks(batch, probabilities.size)
+    kernels = _kernels(backend, q, k, v)
+    arguments = (backend, q, k, v, dtype.type(scale), keep, dropout, draws, probabilities,
+                 context, blocks)
+    if kernels is not None:
+        return context, _compiled(kernels, *arguments)
+    return context, _array_calls(*arguments)
+
+
+def _kernels(backend, q, k, v):
+    """The engine's compiled kernels for these arrays, or None (another engine or dtype,
+    mixed dtypes, an empty axis)."""
+    if not (q.dtype == k.dtype == v.dtype) or 0 in q.shape or 0 in k.shape or \
+            0 in v.shape:
+        return None
+    return backend.attention_core_kernels(q.dtype)
+
+
+def _for_blas(a):
+    """``a``, or a C-contiguous copy when its rows are not what the kernels' GEMMs read
+    (a contiguous last axis, a positive row stride of at least a row)."""
+    item = a.itemsize
+    if a.strides[3] == item and a.strides[1] % item == 0 and a.strides[1] >= a.shape[3] * item:
+        return a
+    return a.copy()
+
+
+def _compiled(kernels, backend, q, k, v, scale, keep, dropout, draws, probabilities,
+              context, blocks):
+    """The forward through :meth:`~lamina.backends.Backend.attention_core_kernels`, one
+    kernel call per row block; returns ``backward_into``."""
+    numpy_like = backend.xp
+    forward, backward = kernels
+    dtype = q.dtype
+    q, k, v = (_for_blas(a) for a in (q, k, v))
+    batch, target, source = q.shape[0], q.shape[1], k.shape[1]
+    kept = numpy_like.zeros((0, 0, 0), bool) if keep is None else \
+        numpy_like.broadcast_to(keep, (batch, target, source))
+    if draws is None:
+        draws = numpy_like.zeros((0, 0, 0, 0), dtype)
+    attended = probabilities if dropout == 0.0 else numpy_like.empty_like(probabilities)
+    rate, inverse = dtype.type(dropout), dtype.type(1.0 / (1.0 - dropout))
+    backend.run_blocks(lambda rows: forward(q, k, v, scale, kept, draws, rate, inverse,
+                                            rows.start, rows.stop, probabilities, attended,
+                                            context), blocks)
+
+    def backward_into(g, grads):
+        g = _for_blas(g)
+        none = numpy_like.zeros((0, 0, 0, 0), dtype)
+        dq, dk, dv = (none if a is None else a for a in grads)
+        backend.run_blocks(lambda rows: backward(g, q, k, v, scale, probabilities, attended,
+                                                 draws, rate, inverse, rows.start,
+                                                 rows.stop, dq, dk, dv), blocks)
+
+    return backward_into
+
+
+def _array_calls(backend, q, k, v, scale, keep, dropout, draws, probabilities, context,
+                 blocks):
+    """The forward as stacked matmuls and the engine's softmax per row block; returns
+    ``backward_into``."""
+    numpy_like = backend.xp
+    dtype = q.dtype
+    scaled_q = q * scale
+    q_heads, k_heads_t = scaled_q.transpose(0, 2, 1, 3), k.transpose(0, 2, 3, 1)
+    v_heads = v.transpose(0, 2, 1, 3)
+    kept = None
+    if keep is not None:
+        kept = numpy_like.broadcast_to(keep, (q.shape[0], q.shape[1], k.shape[1]))[:, None]
+    scaled_drop = None
+    if draws is not None:
         scaled_drop = (draws >= dropout).astype(dtype) * dtype.type(1.0 / (1.0 - dropout))
     attended = probabilities if scaled_drop is None else numpy_like.empty_like(probabilities)
-    context = numpy_like.empty((batch, target, heads, v.shape[3]), dtype)
     context_heads = context.transpose(0, 2, 1, 3)
-    blocks = backend.batch_blocks(batch, probabilities.size)
 
     def forward(rows):
         scores = numpy_like.matmul(q_heads[rows], k_heads_t[rows], out=probabilities[rows])
@@ -217,11 +286,11 @@ def _core(q, k, v, scale, keep, dropout, generator):
             if needs[0]:
                 out = numpy_like.matmul(d_scores, k_heads_t[rows].swapaxes(-1, -2),
                                         out=grad_heads[0][rows])
-                out *= dtype.type(scale)
+                out *= scale
             if needs[1]:
                 numpy_like.matmul(d_scores.swapaxes(-1, -2), q_heads[rows],
                                   out=grad_heads[1][rows])
 
         backend.run_blocks(work, blocks)
 
-    return context, backward_into
+    return backward_into

@@ -22,7 +22,8 @@ _PAUSED = threading.local()     # .depth: recording paused on this thread (draws
 # Engine methods that hand out compiled kernels: while recording they hand out recording
 # wrappers, so a kernel call becomes one trace entry.
 _KERNEL_SOURCES = ("optimizer_kernel", "compiled_module", "lstm_cell_kernels",
-                   "gru_cell_kernels", "recurrent_loop_kernels", "dense_epilogue_kernels")
+                   "gru_cell_kernels", "recurrent_loop_kernels",
+                   "attention_core_kernels", "dense_epilogue_kernels")
 
 
 _CREATORS = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",

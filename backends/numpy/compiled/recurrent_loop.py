@@ -7,8 +7,8 @@ Python, each step also paid about as much again in interpreter work (slicing, sm
 the mask and dropout passes). Here the loop never returns to Python: per call the only
 Python work is the call itself, once per sequence and row block.
 
-The GEMMs call the CBLAS ``?gemm`` of the BLAS library NumPy uses (found through
-threadpoolctl, passed to the kernels as a ctypes function), so they run with the same
+The GEMMs call the CBLAS ``?gemm`` of the BLAS library NumPy uses (:mod:`.blas`, passed
+to the kernels as a ctypes function), so they run with the same
 speed and the same thread settings as NumPy's own matmul: the engine's row blocks limit
 that BLAS to one thread each (:mod:`lamina.backends.numpy.threads`). :func:`loop_kernels`
 answers None when no CBLAS entry point is found; the ops then step in Python.
@@ -21,52 +21,17 @@ GIL). ``keep`` is the (time, batch) boolean mask or an empty (0, 0) array; ``dro
 :meth:`lamina.backends.Backend.recurrent_loop_kernels`.
 """
 
-import ctypes
 import functools
 
 import numba
 import numpy as np
 
+from .blas import NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_gemm
 from .cells import (KERNEL_OPTIONS, INLINE_OPTIONS, gru_cell_backward, gru_cell_forward,
                     lstm_cell_backward, lstm_cell_forward, tanh)
 
-_ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112      # CBLAS enum values
-#: CBLAS gemm symbols tried, with the width of their integer arguments ({} is s or d).
-_SYMBOLS = (("scipy_cblas_{}gemm64_", ctypes.c_int64), ("cblas_{}gemm64_", ctypes.c_int64),
-            ("cblas_{}gemm", ctypes.c_int32))
-
 
 # ------------------------------------------------------------------ BLAS
-def _blas_libraries():
-    """File paths of the BLAS libraries loaded in this process, NumPy's first."""
-    import threadpoolctl
-
-    paths = [lib.filepath for lib in
-             threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers]
-    return sorted(paths, key=lambda path: "numpy" not in path)
-
-
-@functools.lru_cache(maxsize=None)
-def cblas_gemm(dtype):
-    """NumPy's CBLAS ``sgemm``/``dgemm`` for float32/float64 as a ctypes function, or
-    None when none is found."""
-    letter = {np.dtype("float32"): "s", np.dtype("float64"): "d"}.get(np.dtype(dtype))
-    if letter is None:
-        return None
-    scalar = ctypes.c_float if letter == "s" else ctypes.c_double
-    for path in _blas_libraries():
-        library = ctypes.CDLL(path)
-        for pattern, integer in _SYMBOLS:
-            function = getattr(library, pattern.format(letter), None)
-            if function is not None:
-                function.argtypes = [ctypes.c_int] * 3 + [integer] * 3 + [
-                    scalar, ctypes.c_void_p, integer, ctypes.c_void_p, integer, scalar,
-                    ctypes.c_void_p, integer]
-                function.restype = None
-                return function
-    return None
-
-
 def loop_kernels(cell, dtype):
     """``(forward, backward)`` of ``cell`` (``"lstm"``, ``"gru"`` or ``"simple_rnn"``)
     with the GEMM of ``dtype`` bound, or None without a CBLAS entry point."""
@@ -83,7 +48,7 @@ def _matmul(gemm, a, b, out, transpose_b):
     and back to back in memory (C order, or a row range of a C-ordered array)."""
     m, k = a.shape
     n = out.shape[1]
-    gemm(_ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE if transpose_b else _NO_TRANSPOSE, m, n, k,
+    gemm(ROW_MAJOR, NO_TRANSPOSE, TRANSPOSE if transpose_b else NO_TRANSPOSE, m, n, k,
          1.0, a.ctypes.data, k, b.ctypes.data, b.shape[1], 0.0, out.ctypes.data, n)
 
 

@@ -87,9 +87,11 @@ def _row_max(row):
 
 
 @numba.njit(**_OPTIONS)
-def _forward_rows(x, out, log):
+def softmax_rows(x, out, log, bits, exps):
+    """``out[r] = softmax(x[r])`` (``log_softmax`` with ``log``) for every row of the 2-D
+    ``x``, with the scratch rows ``bits`` (int32) and ``exps`` (``x``'s dtype) of its
+    width; a helper compiled into the kernels that call it (``out`` may be ``x``)."""
     width = x.shape[1]
-    bits, exps = np.empty(width, np.int32), np.empty(width, x.dtype)
     for r in range(x.shape[0]):
         row, result = x[r], out[r]
         peak = _row_max(row)
@@ -107,6 +109,12 @@ def _forward_rows(x, out, log):
                 result[j] = exps[j] * inverse
 
 
+@numba.njit(**_OPTIONS)
+def _forward_rows(x, out, log):
+    width = x.shape[1]
+    softmax_rows(x, out, log, np.empty(width, np.int32), np.empty(width, x.dtype))
+
+
 @numba.njit(**_KERNEL_OPTIONS)
 def softmax_forward(x, out):
     """``out[r] = softmax(x[r])`` for every row (``out`` may be ``x``)."""
@@ -120,7 +128,9 @@ def log_softmax_forward(x, out):
 
 
 @numba.njit(**_OPTIONS)
-def _backward_rows(grad, y, out, log):
+def softmax_backward_rows(grad, y, out, log):
+    """``out = y * (grad - sum(grad * y))`` per row of the 2-D ``grad`` (with ``log``:
+    ``grad - exp(y) * sum(grad)``); a helper compiled into the kernels that call it."""
     width = y.shape[1]
     for r in range(y.shape[0]):
         g, p, result = grad[r], y[r], out[r]
@@ -135,11 +145,11 @@ def _backward_rows(grad, y, out, log):
 def softmax_backward(grad, y, out):
     """``out = y * (grad - sum(grad * y))`` per row, from the softmax output ``y``
     (``out`` may be ``grad``)."""
-    _backward_rows(grad, y, out, False)
+    softmax_backward_rows(grad, y, out, False)
 
 
 @numba.njit(**_KERNEL_OPTIONS)
 def log_softmax_backward(grad, log_y, out):
     """``out = grad - exp(log_y) * sum(grad)`` per row, from the log-softmax output
     (``out`` may be ``grad``)."""
-    _backward_rows(grad, log_y, out, True)
+    softmax_backward_rows(grad, log_y, out, True)
