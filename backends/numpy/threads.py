@@ -9,7 +9,8 @@ are never oversubscribed; as many blocks run as BLAS may use threads (what the m
 offers, or what the user set with ``OMP_NUM_THREADS``/threadpoolctl).
 """
 
-import contextlib
+import ctypes
+import itertools
 import os
 import threading
 
@@ -23,6 +24,9 @@ _POOL = {"workers": []}
 #: blocks that split again) run their blocks one after another on their own thread.
 _POOL_LOCK = threading.Lock()
 _PREFIX = "lamina-block"
+_COUNTS = {}
+#: The symbol prefixes and suffixes of OpenBLAS builds (NumPy's and SciPy's wheels).
+_AFFIXES = tuple(itertools.product(("", "scipy_"), ("", "64_", "_64")))
 
 
 def _forget_workers():
@@ -59,24 +63,35 @@ def blocks(batch, elements):
 
 def _threads():
     """How many blocks may run at once: BLAS' thread count (1 when not :func:`available`)."""
-    controller = _blas()
-    return 1 if controller is None else \
-        max(lib.num_threads for lib in controller.lib_controllers)
+    counts = _blas_thread_counts()
+    return max([get() for get, _ in counts] or [1])
 
 
-@contextlib.contextmanager
-def _one_blas_thread():
-    """BLAS on one thread while the blocks run (only the pool's holder sets it)."""
-    controller = _blas()
-    libraries = [] if controller is None else controller.lib_controllers
-    before = [lib.num_threads for lib in libraries]
-    for lib in libraries:
-        lib.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for lib, count in zip(libraries, before):
-            lib.set_num_threads(count)
+def _blas_thread_counts():
+    """``(get, set)`` of each BLAS library's thread count as ctypes functions, found once
+    (threadpoolctl's own calls look the symbols up again each time: ~10 us a block run
+    here); empty when blocks must not run on threads."""
+    cached = _COUNTS.get("functions")
+    if cached is None:       # the libraries and the host tuning are fixed for the process
+        controller = _blas()
+        cached = () if controller is None else \
+            tuple(_count_functions(lib) for lib in controller.lib_controllers)
+        _COUNTS["functions"] = cached
+    return cached
+
+
+def _count_functions(lib):
+    """OpenBLAS' ``openblas_get_num_threads`` / ``openblas_set_num_threads`` of ``lib``
+    under the symbol affixes its builds use, or threadpoolctl's accessors."""
+    library = ctypes.CDLL(lib.filepath)
+    for prefix, suffix in _AFFIXES:
+        get = getattr(library, f"{prefix}openblas_get_num_threads{suffix}", None)
+        put = getattr(library, f"{prefix}openblas_set_num_threads{suffix}", None)
+        if get is not None and put is not None:
+            get.argtypes, get.restype = [], ctypes.c_int
+            put.argtypes, put.restype = [ctypes.c_int], None
+            return get, put
+    return (lambda: lib.num_threads), lib.set_num_threads     # pragma: no cover
 
 
 class _Worker:
@@ -135,23 +150,28 @@ def run(work, row_blocks):
     if len(row_blocks) == 1 or threading.current_thread().name.startswith(_PREFIX) \
             or not _POOL_LOCK.acquire(blocking=False):
         return [work(rows) for rows in row_blocks]     # one block, nested, or pool busy
+    counts = _blas_thread_counts()
+    before = [get() for get, _ in counts]
     try:
+        for _, put in counts:           # BLAS on one thread while the blocks run
+            put(1)
         workers = _workers(len(row_blocks) - 1)
-        with _one_blas_thread():
-            for worker, rows in zip(workers, row_blocks[1:]):
-                worker.start(work, rows)
-            results, error = [None] * len(row_blocks), None
-            try:
-                results[0] = work(row_blocks[0])
-            except BaseException as raised:   # noqa: B036 - raised again once the rest finish
-                error = raised
-            for k, worker in enumerate(workers, start=1):
-                finished, value = worker.finish()
-                if finished:
-                    results[k] = value
-                else:
-                    error = error or value
+        for worker, rows in zip(workers, row_blocks[1:]):
+            worker.start(work, rows)
+        results, error = [None] * len(row_blocks), None
+        try:
+            results[0] = work(row_blocks[0])
+        except BaseException as raised:   # noqa: B036 - raised again once the rest finish
+            error = raised
+        for k, worker in enumerate(workers, start=1):
+            finished, value = worker.finish()
+            if finished:
+                results[k] = value
+            else:
+                error = error or value
     finally:
+        for (_, put), count in zip(counts, before):
+            put(count)
         _POOL_LOCK.release()
     if error is not None:
         raise error
