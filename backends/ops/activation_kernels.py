@@ -12,6 +12,10 @@ from .. import state
 
 IN_PLACE_ACTIVATIONS = ("tanh", "sigmoid", "relu", "hard_sigmoid", "linear")
 FUSED_ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh")   # what dense() and conv() fuse
+#: The smallest dense output the compiled epilogue takes: below it the arrays stay in cache,
+#: where NumPy's vectorized passes are as fast and its calls cheaper (W1's and W4's steps
+#: ran 5-20% slower through the kernel).
+FUSED_EPILOGUE_MIN_SIZE = 1 << 17
 
 
 def sigmoid(a, out=None):
@@ -114,15 +118,17 @@ def activation_backward(g, saved, activation):
     return g
 
 
-def dense_epilogue(out, bias, activation):
-    """``activation(out + bias)`` in place on a fresh GEMM result ``out`` (..., units) and
-    what :func:`dense_epilogue_backward` needs of it: ``(out, kept)`` with ``kept`` as
-    :func:`saved_output` gives it. A linear or ReLU activation on an engine with compiled
-    kernels (:meth:`lamina.backends.Backend.dense_epilogue_kernels`) is one pass per row
-    block, the blocks on the engine's threads."""
-    backend = state.backend()
-    kernels = backend.dense_epilogue_kernels(out.dtype) \
-        if activation in ("linear", "relu") and out.size and out.flags.c_contiguous else None
+def dense_epilogue(backend, out, bias, activation):
+    """``activation(out + bias)`` in place on a fresh GEMM result ``out`` (..., units) of
+    ``backend`` and what :func:`dense_epilogue_backward` needs of it: ``(out, kept)`` with
+    ``kept`` as :func:`saved_output` gives it. A linear or ReLU activation of at least
+    :data:`FUSED_EPILOGUE_MIN_SIZE` values on an engine with compiled kernels
+    (:meth:`lamina.backends.Backend.dense_epilogue_kernels`) is one pass per row block,
+    the blocks on the engine's threads."""
+    kernels = None
+    if out.size >= FUSED_EPILOGUE_MIN_SIZE and activation in ("linear", "relu") \
+            and out.flags.c_contiguous:
+        kernels = backend.dense_epilogue_kernels(out.dtype)
     if kernels is None:
         out = add_bias_and_activate(out, bias, activation)
         return out, saved_output(out, activation)
@@ -140,12 +146,12 @@ def dense_epilogue(out, bias, activation):
     return out, (kept.reshape(out.shape) if relu else None)
 
 
-def dense_epilogue_backward(g, kept, activation, needs_bias):
+def dense_epilogue_backward(backend, g, kept, activation, needs_bias):
     """The gradient before :func:`dense_epilogue`'s activation as 2-D (rows, units), and
     the bias gradient (its column sums) when ``needs_bias``, else None; ``g`` unchanged."""
-    backend = state.backend()
-    kernels = backend.dense_epilogue_kernels(g.dtype) \
-        if activation in ("linear", "relu") and g.size else None
+    kernels = None
+    if g.size >= FUSED_EPILOGUE_MIN_SIZE and activation in ("linear", "relu"):
+        kernels = backend.dense_epilogue_kernels(g.dtype)
     if kernels is None:
         g2 = activation_backward(g, kept, activation).reshape(-1, g.shape[-1])
         return g2, (g2.sum(axis=0) if needs_bias else None)

@@ -130,14 +130,14 @@ def packed_projection(x, kernels, biases=None):
                          f"{[w.shape for w in weights]} for input of shape {a.shape}")
     joined = numpy_like.concatenate(weights, axis=1)
     bias = None if biases is None else numpy_like.concatenate([data_of(b) for b in biases])
-    out, _ = dense_epilogue(backend.linear(a, joined), bias, "linear")
+    out, _ = dense_epilogue(backend, backend.linear(a, joined), bias, "linear")
     bounds = [0]
     for w in weights:
         bounds.append(bounds[-1] + w.shape[1])
 
     def backward(g, needs):
         count = len(weights)
-        g2, summed = dense_epilogue_backward(g, None, "linear",
+        g2, summed = dense_epilogue_backward(backend, g, None, "linear",
                                              biases is not None and any(needs[1 + count:]))
         grads = [backend.linear(g2, joined.T).reshape(a.shape) if needs[0] else None]
         if any(needs[1:1 + count]):

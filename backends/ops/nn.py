@@ -137,11 +137,12 @@ def dense(x, kernel, bias=None, activation=None):
     activation = check_fused_activation("dense", activation)
     backend = state.backend()
     a, w = data_of(x), data_of(kernel)
-    out, kept = dense_epilogue(backend.linear(a, w), None if bias is None else data_of(bias),
-                               activation)
+    out, kept = dense_epilogue(backend, backend.linear(a, w),
+                               None if bias is None else data_of(bias), activation)
 
     def backward(g, needs):
-        g2, grad_b = dense_epilogue_backward(g, kept, activation, len(needs) > 2 and needs[2])
+        g2, grad_b = dense_epilogue_backward(backend, g, kept, activation,
+                                             len(needs) > 2 and needs[2])
         grad_x = grad_w = None
         if needs[0]:
             grad_x = backend.linear(g2, w.T).reshape(a.shape)

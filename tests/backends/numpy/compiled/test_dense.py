@@ -9,11 +9,18 @@ from harness.compiled import assert_matches_array_calls
 
 from lamina import layers, ops
 from lamina.backends.numpy import engine as numpy_engine, threads as batch_threads
+from lamina.backends.ops import activation_kernels
 
 pytest.importorskip("numba")
 kernels = numpy_engine.compiled("dense")
 pytestmark = pytest.mark.skipif(kernels is None, reason="LAMINA_JIT=0 is set")
 RNG = np.random.default_rng(8)
+
+
+@pytest.fixture(autouse=True)
+def fused_at_any_size(monkeypatch):
+    """The kernels take these tests' small arrays too (by default only large ones)."""
+    monkeypatch.setattr(activation_kernels, "FUSED_EPILOGUE_MIN_SIZE", 1)
 
 
 @pytest.fixture(params=[1, 3], ids=["one_block", "three_blocks"])
@@ -66,3 +73,20 @@ def test_kernels_follow_the_formula():
     linear_sum = np.zeros(5)
     kernels.epilogue_backward(grad, kept[:1, :1], False, grad[:1], linear_sum, True)
     np.testing.assert_allclose(linear_sum, grad.sum(0), rtol=1e-12)
+
+
+def test_small_outputs_keep_the_array_calls(monkeypatch):
+    monkeypatch.setattr(activation_kernels, "FUSED_EPILOGUE_MIN_SIZE", 1000)
+    calls = []
+    original = numpy_engine.NumpyBackend.dense_epilogue_kernels
+
+    def spy(self, dtype):
+        calls.append(dtype)
+        return original(self, dtype)
+
+    monkeypatch.setattr(numpy_engine.NumpyBackend, "dense_epilogue_kernels", spy)
+    x, w = (RNG.standard_normal(shape).astype(np.float32) for shape in ((4, 6), (6, 8)))
+    ops.dense(x, w, activation="relu")
+    assert calls == []
+    ops.dense(np.tile(x, (50, 1)), w, activation="relu")     # 200 x 8 = 1600 values
+    assert calls == [np.float32]
