@@ -157,6 +157,15 @@ class Backend(abc.ABC):
         so ``work`` must only write to its own rows."""
         return [work(rows) for rows in blocks]
 
+    def run_block_sums(self, work, blocks, shape, dtype):
+        """:meth:`run_blocks` for a kernel that also sums over its rows: ``work(rows,
+        total)`` adds its block's part into ``total`` (zeros of ``shape`` and ``dtype``,
+        one array per block, so concurrent blocks never share one); returns the sum of
+        the blocks' totals."""
+        totals = self.xp.zeros((len(blocks),) + tuple(shape), dtype)
+        self.run_blocks(lambda pair: work(pair[1], totals[pair[0]]), list(enumerate(blocks)))
+        return totals[0] if len(blocks) == 1 else totals.sum(axis=0)
+
     # ------------------------------------------------------- recurrent cells
     def lstm_cell_kernels(self, dtype):
         """Compiled kernels ``(forward, backward)`` for one LSTM step with the activations

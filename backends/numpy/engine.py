@@ -153,19 +153,16 @@ class NumpyBackend(ArrayEngine):
         grad_x = numpy.empty(grad_y.shape, grad_y.dtype)
         grad_x_rows, normalized_rows = grad_x.reshape(rows.shape), normalized.reshape(rows.shape)
         inv_std_rows = inv_std.reshape(-1)
-        blocks = self.batch_blocks(rows.shape[0], rows.size)
-        # rows (block, 0) of grad_gamma and (block, 1) of grad_beta: each block's sums
-        sums = numpy.zeros((len(blocks), 2, rows.shape[1]), grad_y.dtype)
-        gamma_in = sums[0, 1] if gamma is None else numpy.ascontiguousarray(gamma)
+        gamma_in = rows[0] if gamma is None else numpy.ascontiguousarray(gamma)
 
-        def work(index_and_block):
-            index, block = index_and_block
+        def work(block, total):      # total: (grad_gamma, grad_beta) of the block's rows
             kernels.layer_norm_backward(rows[block], normalized_rows[block], gamma_in,
                                         inv_std_rows[block], gamma is not None,
-                                        grad_x_rows[block], sums[index, 0], sums[index, 1])
+                                        grad_x_rows[block], total[0], total[1])
 
-        self.run_blocks(work, list(enumerate(blocks)))
-        grad_gamma, grad_beta = sums[0] if len(blocks) == 1 else sums.sum(axis=0)
+        grad_gamma, grad_beta = self.run_block_sums(
+            work, self.batch_blocks(rows.shape[0], rows.size), (2, rows.shape[1]),
+            grad_y.dtype)
         return grad_x, grad_gamma, grad_beta
 
     # ------------------------------------------------------------- batch blocks

@@ -10,6 +10,7 @@ offers, or what the user set with ``OMP_NUM_THREADS``/threadpoolctl).
 """
 
 import ctypes
+import functools
 import itertools
 import os
 import threading
@@ -24,7 +25,6 @@ _POOL = {"workers": []}
 #: blocks that split again) run their blocks one after another on their own thread.
 _POOL_LOCK = threading.Lock()
 _PREFIX = "lamina-block"
-_COUNTS = {}
 #: The symbol prefixes and suffixes of OpenBLAS builds (NumPy's and SciPy's wheels).
 _AFFIXES = tuple(itertools.product(("", "scipy_"), ("", "64_", "_64")))
 
@@ -67,17 +67,14 @@ def _threads():
     return max([get() for get, _ in counts] or [1])
 
 
+@functools.lru_cache(maxsize=None)
 def _blas_thread_counts():
     """``(get, set)`` of each BLAS library's thread count as ctypes functions, found once
     (threadpoolctl's own calls look the symbols up again each time: ~10 us a block run
     here); empty when blocks must not run on threads."""
-    cached = _COUNTS.get("functions")
-    if cached is None:       # the libraries and the host tuning are fixed for the process
-        controller = _blas()
-        cached = () if controller is None else \
-            tuple(_count_functions(lib) for lib in controller.lib_controllers)
-        _COUNTS["functions"] = cached
-    return cached
+    controller = _blas()     # the libraries and the host tuning are fixed for the process
+    return () if controller is None else \
+        tuple(_count_functions(lib) for lib in controller.lib_controllers)
 
 
 def _count_functions(lib):

@@ -160,17 +160,13 @@ def dense_epilogue_backward(backend, g, kept, activation, needs_bias):
     rows = numpy_like.ascontiguousarray(g).reshape(-1, g.shape[-1])
     if not (relu or needs_bias):
         return rows, None
-    blocks = backend.batch_blocks(rows.shape[0], rows.size)
     grad_out = numpy_like.empty_like(rows) if relu else rows
     kept_rows = kept.reshape(rows.shape) if relu else rows[:1, :1] > 0
-    sums = numpy_like.zeros((len(blocks), rows.shape[1]), rows.dtype)
 
-    def work(index_and_block):
-        index, block = index_and_block
+    def work(block, total):
         kernels[1](rows[block], kept_rows[block] if relu else kept_rows, relu,
-                   grad_out[block], sums[index], needs_bias)
+                   grad_out[block], total, needs_bias)
 
-    backend.run_blocks(work, list(enumerate(blocks)))
-    if not needs_bias:
-        return grad_out, None
-    return grad_out, (sums[0] if len(blocks) == 1 else sums.sum(axis=0))
+    total = backend.run_block_sums(work, backend.batch_blocks(rows.shape[0], rows.size),
+                                   rows.shape[1:], rows.dtype)
+    return grad_out, (total if needs_bias else None)

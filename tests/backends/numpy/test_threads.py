@@ -264,3 +264,20 @@ def test_a_child_forked_while_blocks_ran_still_runs_blocks_on_threads():
         release.set()
         other.join(timeout=30)
     assert names == ["MainThread", "lamina"]
+
+
+def test_run_block_sums_gives_each_block_its_own_total(three_blocks):
+    engine = numpy_backend.NumpyBackend()
+    values = RNG.standard_normal((9, 4))
+    seen = []
+
+    def work(rows, total):
+        seen.append(total.__array_interface__["data"][0])   # where it lives
+        total += values[rows].sum(axis=0)
+
+    blocks = batch_threads.blocks(9, 10 ** 6)
+    got = engine.run_block_sums(work, blocks, (4,), values.dtype)
+    np.testing.assert_allclose(got, values.sum(axis=0), rtol=1e-12)
+    assert len(set(seen)) == 3
+    one = engine.run_block_sums(work, [slice(0, 9)], (4,), values.dtype)
+    np.testing.assert_allclose(one, values.sum(axis=0), rtol=1e-12)
