@@ -32,11 +32,11 @@ def epilogue_forward(out, bias, has_bias, relu, kept):
                 row[j] += bias[j]
         if relu:
             sign = kept[r]
-            for j in range(row.shape[0]):
-                positive = row[j] > zero
+            for j in range(row.shape[0]):     # a select, not a branch: it vectorizes
+                value = row[j]
+                positive = value > zero
                 sign[j] = positive
-                if not positive:
-                    row[j] = zero
+                row[j] = value if positive else zero
 
 
 @numba.njit(**_KERNEL_OPTIONS)

@@ -132,8 +132,13 @@ def softmax_backward_rows(grad, y, out, log):
     """``out = y * (grad - sum(grad * y))`` per row of the 2-D ``grad`` (with ``log``:
     ``grad - exp(y) * sum(grad)``); a helper compiled into the kernels that call it."""
     width = y.shape[1]
+    # In place (``out`` is ``grad``, as the attention core calls it) each row is written
+    # through the array it is read from: through two names the compiler cannot rule out a
+    # partial overlap and runs the loop unvectorized (2.3x slower on rows of 64).
+    in_place = out.ctypes.data == grad.ctypes.data and out.strides[0] == grad.strides[0]
     for r in range(y.shape[0]):
-        g, p, result = grad[r], y[r], out[r]
+        g, p = grad[r], y[r]
+        result = g if in_place else out[r]
         total = y.dtype.type(0.0)
         for j in range(width):
             total += g[j] if log else g[j] * p[j]

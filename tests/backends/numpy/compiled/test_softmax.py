@@ -73,3 +73,18 @@ def test_log_softmax_in_place():
     want -= np.log(np.exp(want).sum(1, keepdims=True))
     kernels.log_softmax_forward(x, x)
     np.testing.assert_allclose(x, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_the_backward_in_place_equals_it_into_another_array(log):
+    backward = kernels.log_softmax_backward if log else kernels.softmax_backward
+    y = RNG.random((6, 64)).astype(np.float32)
+    g = RNG.standard_normal((6, 64)).astype(np.float32)
+    out = np.empty_like(g)
+    backward(g, y, out)
+    in_place = g.copy()
+    backward(in_place, y, in_place)
+    np.testing.assert_array_equal(in_place, out)
+    wide = np.concatenate([g[:1], g])      # out one row behind grad: each row of out
+    backward(wide[1:], y, wide[:-1])       # overwrites a row of grad already consumed
+    np.testing.assert_array_equal(wide[:-1], out)

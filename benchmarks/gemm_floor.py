@@ -1,0 +1,114 @@
+"""The GEMMs alone of one W5 training step: the time no engine's step can go below.
+
+Usage:
+    python benchmarks/gemm_floor.py                 # NumPy's BLAS, and PyTorch if installed
+    python benchmarks/gemm_floor.py --repeats 50
+
+W5's step (batch 32, length 64, width 128, 4 heads of 32, MLP 256, 2 blocks) multiplies,
+per block, the packed query/key/value projection, the attention output projection and
+the two MLP layers forward (4 GEMMs of 2,048 token rows) and backward (each layer's input
+and kernel gradients: 8 more), and per (sample, head) pair the scores q k^T and the
+context p v forward and 4 products backward (768 GEMMs of 64x64x32 per block). Both
+frameworks run exactly these products, so their sum is each framework's floor. They are
+timed here with random operands of the same shapes, in a fresh process per framework,
+interleaved, 2 threads, into preallocated outputs: the dense GEMMs as one 2-D matmul each
+(all BLAS threads); the
+attention's as the framework's batched matmul over the 128 pairs (NumPy's stacked matmul
+calls BLAS once per pair; PyTorch's ``bmm`` is one batched call). Prints one JSON line per
+framework and round: medians in ms per training step.
+"""
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+BATCH = 32
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from workloads import BLOCKS, HEADS, HIDDEN, LENGTH, WIDTH  # noqa: E402
+
+
+def dense_shapes():
+    """``(m, k, n)`` of each dense GEMM of one W5 step (forward and backward)."""
+    rows, head = BATCH * LENGTH, WIDTH // HEADS
+    layers = [(WIDTH, 3 * HEADS * head), (HEADS * head, WIDTH), (WIDTH, HIDDEN), (HIDDEN, WIDTH)]
+    shapes = []
+    for fan_in, fan_out in layers:
+        shapes += [(rows, fan_in, fan_out),      # forward
+                   (rows, fan_out, fan_in),      # input gradient
+                   (fan_in, rows, fan_out)]      # kernel gradient
+    return shapes * BLOCKS
+
+
+def attention_shapes():
+    """``(m, k, n)`` of each batched product over W5's (sample, head) pairs in one step."""
+    head = WIDTH // HEADS
+    forward = [(LENGTH, head, LENGTH), (LENGTH, LENGTH, head)]           # q k^T, p v
+    backward = [(LENGTH, head, LENGTH), (LENGTH, LENGTH, head),          # g v^T, p^T g
+                (LENGTH, LENGTH, head), (LENGTH, LENGTH, head)]          # dS k, dS^T q
+    return (forward + backward) * BLOCKS
+
+
+def _time(step, repeats):
+    step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def measure(framework, repeats):
+    """``{"dense_ms": ..., "attention_ms": ...}`` of ``framework`` ("numpy" or "torch")."""
+    rng = np.random.default_rng(0)
+
+    def operands(m, k, n, batch=None):
+        lead = () if batch is None else (batch,)
+        return (rng.standard_normal(lead + (m, k), dtype=np.float32),
+                rng.standard_normal(lead + (k, n), dtype=np.float32),
+                np.empty(lead + (m, n), np.float32))
+
+    dense = [operands(*shape) for shape in dense_shapes()]
+    pairs = [operands(*shape, batch=BATCH * HEADS) for shape in attention_shapes()]
+    if framework == "torch":
+        import torch
+
+        torch.set_num_threads(2)
+        dense = [tuple(torch.from_numpy(a) for a in arrays) for arrays in dense]
+        pairs = [tuple(torch.from_numpy(a) for a in arrays) for arrays in pairs]
+        matmul, batched = torch.mm, torch.bmm
+    else:
+        matmul, batched = np.matmul, np.matmul
+    # Into outputs made once: a step's results all stay alive for its backward, and fresh
+    # allocations would time the operating system's page faults, not the GEMMs.
+    return {"dense_ms": _time(lambda: [matmul(a, b, out=c) for a, b, c in dense], repeats),
+            "attention_ms": _time(lambda: [batched(a, b, out=c) for a, b, c in pairs],
+                                  repeats)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--worker", choices=("numpy", "torch"))
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(measure(args.worker, args.repeats)))
+        return
+    frameworks = ["numpy"] + (["torch"] if importlib.util.find_spec("torch") else [])
+    for round_ in range(args.rounds):
+        for framework in frameworks:
+            line = subprocess.run([sys.executable, __file__, "--worker", framework,
+                                   "--repeats", str(args.repeats)], check=True,
+                                  capture_output=True, text=True).stdout
+            print(json.dumps({"framework": framework, "round": round_, **json.loads(line)}))
+
+
+if __name__ == "__main__":
+    main()
