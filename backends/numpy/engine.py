@@ -8,7 +8,6 @@ through :func:`compiled`), convolution, pooling and recurrent steps as row block
 :mod:`lamina.backends.numpy.host_tuning`, made when the engine is first created.
 """
 
-import functools
 import importlib
 import os
 import threading
@@ -226,31 +225,9 @@ class NumpyBackend(ArrayEngine):
 
     def optimizer_kernel(self, name, dtype):
         """The compiled Adam step (:func:`lamina.backends.numpy.compiled.optimizers.adam_update`)
-        for ``"adam"``, as :meth:`compiled_module` gives it, a large variable's elements
-        in blocks on the engine's threads; None for other rules."""
+        for ``"adam"``, as :meth:`compiled_module` gives it; None for other rules."""
         module = self.compiled_module("optimizers", dtype) if name == "adam" else None
-        return None if module is None else functools.partial(_adam_in_blocks,
-                                                             module.adam_update)
-
-
-def _adam_in_blocks(update, variable, gradient, m, v, alpha, beta_1, beta_2, epsilon, keep,
-                    v_hat):
-    """``update`` (the compiled Adam step, elementwise) on blocks of the flattened arrays,
-    one per thread for a variable of at least two blocks' worth of elements
-    (:func:`lamina.backends.numpy.threads.blocks`): an embedding's step is memory-bound
-    and one core does not reach the memory's bandwidth."""
-    size = variable.size
-    if size < 2 * batch_threads.MIN_BLOCK_ELEMENTS:
-        update(variable, gradient, m, v, alpha, beta_1, beta_2, epsilon, keep, v_hat)
-        return
-    flat = [a.reshape(-1) for a in (variable, gradient, m, v)]
-    hat = None if v_hat is None else v_hat.reshape(-1)
-
-    def work(rows):
-        update(*(a[rows] for a in flat), alpha, beta_1, beta_2, epsilon, keep,
-               None if hat is None else hat[rows])
-
-    batch_threads.run(work, batch_threads.blocks(size, size))
+        return None if module is None else module.adam_update
 
 
 _COMPILED = {}
