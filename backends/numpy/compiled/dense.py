@@ -36,7 +36,8 @@ def epilogue_forward(out, bias, has_bias, relu, kept):
                 value = row[j]
                 positive = value > zero
                 sign[j] = positive
-                row[j] = value if positive else zero
+                # NaN stays NaN, as NumPy's maximum(value, 0) keeps it.
+                row[j] = value if positive or value != value else zero
 
 
 @numba.njit(**_KERNEL_OPTIONS)

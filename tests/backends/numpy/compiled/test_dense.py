@@ -75,6 +75,16 @@ def test_kernels_follow_the_formula():
     np.testing.assert_allclose(linear_sum, grad.sum(0), rtol=1e-12)
 
 
+def test_the_relu_keeps_nan_and_gives_zero_for_negative_zero_as_numpy_maximum():
+    out = np.array([[np.nan, -0.0, -1.5, 2.0, 0.0, -np.inf, np.inf, 3.0, -2.0]], np.float32)
+    want = np.maximum(out, 0)
+    kept = np.empty(out.shape, bool)
+    kernels.epilogue_forward(out, out[0], False, True, kept)
+    np.testing.assert_array_equal(out, want)
+    assert not np.signbit(out[0, 1])
+    np.testing.assert_array_equal(kept, want > 0)
+
+
 def test_small_outputs_keep_the_array_calls(monkeypatch):
     monkeypatch.setattr(activation_kernels, "FUSED_EPILOGUE_MIN_SIZE", 1000)
     calls = []
