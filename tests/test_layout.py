@@ -73,6 +73,7 @@ CROSS_CUTTING = {
     "test_layout.py": "the architecture rules, on the whole source tree",
     "test_public_api.py": "the public namespaces (lamina.X) and what they re-export",
     "benchmarks/test_quick_suite.py": "benchmarks/run.py --quick runs and reports",
+    "benchmarks/test_gemm_floor.py": "benchmarks/gemm_floor.py times a W5 step's GEMMs",
     "highlevel/export/test_export.py": "model.export, the entry point of the export package "
                                        "(highlevel/export/__init__.py)",
     "highlevel/callbacks/test_callback_hooks.py": "the hook sequence fit/evaluate/predict "
