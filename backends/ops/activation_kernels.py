@@ -20,9 +20,9 @@ FUSED_EPILOGUE_MIN_SIZE = 1 << 17
 
 def sigmoid(a, out=None):
     """``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (stable for any ``a``), into ``out`` (which
-    may be ``a``) or a new array."""
+    may be ``a``) or a new array (also for a 0-d ``a``, where a ufunc returns a scalar)."""
     numpy_like = state.backend().xp
-    out = numpy_like.multiply(a, 0.5, out=out)
+    out = numpy_like.asarray(numpy_like.multiply(a, 0.5, out=out))
     numpy_like.tanh(out, out=out)
     out += 1
     out *= 0.5

@@ -7,7 +7,7 @@ from .. import replica, state
 from ..autodiff import Tensor
 from .activation_kernels import (check_fused_activation, dense_epilogue,
                                  dense_epilogue_backward, sigmoid as sigmoid_array)
-from .core import data_of, record, xp
+from .core import data_of, float_data, record, xp
 from .elementwise import unary_op
 
 _SELU_ALPHA = 1.6732632423543772
@@ -50,7 +50,7 @@ def elu(x, alpha=1.0):
 
 def selu(x):
     """Scaled ELU with the self-normalizing constants."""
-    a = data_of(x)
+    a = float_data(x)
     positive = a > 0
     negative_part = _SELU_ALPHA * xp().expm1(xp().minimum(a, 0))
     out = _SELU_SCALE * xp().where(positive, a, negative_part)
@@ -68,21 +68,21 @@ sigmoid.__doc__ = "Logistic sigmoid ``1 / (1 + exp(-x))``, computed without over
 
 def softplus(x):
     """``log(1 + exp(x))``, computed stably."""
-    a = data_of(x)
+    a = float_data(x)
     out = xp().logaddexp(a, 0).astype(a.dtype, copy=False)
     return record(out, (x,), lambda g, needs: (g * sigmoid_array(a),), "softplus")
 
 
 def silu(x):
     """``x * sigmoid(x)`` (swish)."""
-    a = data_of(x)
+    a = float_data(x)
     s = sigmoid_array(a)
     return record(a * s, (x,), lambda g, needs: (g * (s * (1 + a * (1 - s))),), "silu")
 
 
 def gelu(x, approximate=True):
     """Gaussian error linear unit; ``approximate=True`` (Keras' default) uses tanh."""
-    a = data_of(x)
+    a = float_data(x)
     if approximate:
         inner = _GELU_C * (a + 0.044715 * a ** 3)
         t = xp().tanh(inner)

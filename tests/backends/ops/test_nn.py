@@ -79,6 +79,23 @@ def test_activations_do_not_overflow(engine):
                                    rtol=1e-6, atol=1e-7)
 
 
+# Keras 3.15.1 (torch backend): float(keras.ops.<name>(v)) for v = np.float32(0.5),
+# np.array(0.5, "float32") and 0.5 alike, each a float32 scalar tensor.
+SCALAR_KERAS = {"sigmoid": 0.622459352016449, "softplus": 0.9740769863128662,
+                "silu": 0.3112296760082245, "gelu": 0.345714002847671,
+                "selu": 0.5253505110740662}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_KERAS))
+@pytest.mark.parametrize("value", [np.float32(0.5), np.array(0.5, np.float32), 0.5],
+                         ids=["numpy_scalar", "0d_array", "python_float"])
+def test_activation_of_a_scalar(engine, name, value):
+    # the image-classification example's float(ops.sigmoid(predictions[0][0]))
+    out = getattr(ops, name)(value)
+    assert out.shape == () and out.dtype == np.float32
+    assert float(out) == pytest.approx(SCALAR_KERAS[name], rel=1e-6)
+
+
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_softmax(check_op, axis):
     (out,) = check_op(lambda x: ops.softmax(x, axis=axis), [rand(3, 4, 2)],
