@@ -45,6 +45,7 @@ from .reshaping import (Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSamp
                         UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
+from . import symbolic_operations  # noqa: F401  (installs SymbolicTensor's operators)
 from .serialization import deserialize, serialize
 
 

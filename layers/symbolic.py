@@ -17,6 +17,9 @@ class SymbolicTensor:
         dtype: dtype name.
         node: the :class:`Node` that produced it.
         index: which output of that node it is.
+
+    Its operators (``+``, ``-``, ``*``, ``/``, ``@``, ``**``, unary ``-``, ``abs``,
+    ``<``..., ``[]``) are installed by :mod:`lamina.layers.symbolic_operations`.
     """
 
     # ``_keras_mask``: the symbolic mask a masking layer attached (as Keras' KerasTensor).
@@ -36,6 +39,11 @@ class SymbolicTensor:
     def __repr__(self):
         layer = self.node.layer.name if self.node is not None else None
         return f"<SymbolicTensor shape={self.shape} dtype={self.dtype} from layer={layer!r}>"
+
+    def __iter__(self):
+        # without this, ``list(x)`` would index ``x[0], x[1], ...`` forever (``[]`` records
+        # a layer per call); Keras' KerasTensor refuses iteration too
+        raise NotImplementedError(f"iterating over a symbolic tensor is not supported: {self!r}")
 
 
 class Node:

@@ -55,6 +55,9 @@ def functional_config(graph, name, trainable):
 
 
 def _reference_or_constant(value):
+    if isinstance(value, slice):        # a get_item key, as Keras writes it
+        return {"class_name": "__slice__",
+                "config": {"start": value.start, "stop": value.stop, "step": value.step}}
     return _tensor_reference(value) if isinstance(value, SymbolicTensor) else value
 
 
@@ -80,6 +83,9 @@ def rebuild_functional(config, custom_objects=None):
             if outputs is None:
                 raise KeyError((layer_name, node_index))
             return outputs[tensor_index]
+        if isinstance(value, dict) and value.get("class_name") == "__slice__":
+            return slice(value["config"]["start"], value["config"]["stop"],
+                         value["config"]["step"])
         if isinstance(value, (list, tuple)):    # tuples stay in in-memory configs (clone)
             return type(value)(resolve(v) for v in value)
         if isinstance(value, dict):
