@@ -26,7 +26,7 @@ import json
 import statistics
 import subprocess
 import sys
-import time
+import timeit
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -58,13 +58,9 @@ def attention_shapes():
 
 
 def _time(step, repeats):
+    """The median of ``repeats`` timed calls of ``step`` after one untimed call, in ms."""
     step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    return statistics.median(timeit.repeat(step, number=1, repeat=repeats)) * 1e3
 
 
 def measure(framework, repeats):
