@@ -47,7 +47,7 @@ _outermost_call = _OutermostCall()
 # add_loss calls made in this process so far: while there were none, a forward pass has no
 # penalties of earlier passes to drop and skips walking the layers for them.
 _added_losses = [0]
-
+_BY_KEYWORD = object()   # __call__'s default: the first argument came by keyword
 
 _weight_budget = contextvars.ContextVar("lamina_weight_budget", default=None)
 
@@ -121,6 +121,7 @@ class Layer(DTypePolicyMixin):
     call_accepts_training = False
     call_accepts_mask = False
     call_mask_arguments = ()
+    call_first_argument = "inputs"
     overrides_compute_mask = False
     _overrides_compute_output_shape = False
 
@@ -134,6 +135,7 @@ class Layer(DTypePolicyMixin):
         # (``query_mask`` for ``query``): (position among the call's arguments, mask name).
         positional = [name for name, p in parameters.items()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+        cls.call_first_argument = positional[0] if positional else "inputs"
         cls.call_mask_arguments = tuple((i, f"{name}_mask") for i, name in enumerate(positional)
                                          if f"{name}_mask" in parameters)
         cls.overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
@@ -451,7 +453,12 @@ class Layer(DTypePolicyMixin):
             raise ValueError(f"Layer '{self.name}' expects {expected}, "
                              f"got input of shape {tuple(input_shape)}")
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs=_BY_KEYWORD, *args, **kwargs):
+        if inputs is _BY_KEYWORD:   # Keras 3: the first call argument given by keyword
+            inputs = kwargs.pop(self.call_first_argument, _BY_KEYWORD)
+            if inputs is _BY_KEYWORD:
+                raise TypeError(f"layer '{self.name}' was called without its first argument "
+                                f"'{self.call_first_argument}'")
         if type(inputs) is not Tensor and is_symbolic(inputs):
             return self._call_symbolic(inputs, args, kwargs)
         if _outermost_call.layer is None:

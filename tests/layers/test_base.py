@@ -518,3 +518,20 @@ def test_add_weight_forms_and_defaults():
     assert layer.non_trainable_variables == [counter]
     with pytest.raises(ValueError, match=r"`name` must be passed as a keyword.*name='kernel'"):
         layer.add_weight("kernel", (2, 2))
+
+
+class _ScaleByKeyword(Layer):
+    def call(self, logits, offset=None):
+        return logits * 2.0 + (0.0 if offset is None else offset)
+
+
+def test_first_call_argument_can_be_passed_by_keyword():
+    # Keras 3 (torch): Scale()(logits=[[1, -2]], offset=[[0.5, 0.5]]) -> [[2.5, -3.5]].
+    layer = _ScaleByKeyword()
+    out = layer(logits=np.array([[1.0, -2.0]], "float32"),
+                offset=np.array([[0.5, 0.5]], "float32"))
+    np.testing.assert_allclose(ops.convert_to_numpy(out), [[2.5, -3.5]])
+    symbolic = layer(logits=lamina.Input((2,)))
+    assert tuple(symbolic.shape) == (None, 2)
+    with pytest.raises(TypeError, match=r"scale_by_keyword' .*first argument 'logits'"):
+        layer(offset=np.zeros((1, 2), "float32"))
