@@ -17,6 +17,7 @@ from ...backends.random import derived_generator
 from ...layers.symbolic import flatten
 from .. import callbacks as callbacks_module
 from ..metrics import metrics as metrics_module
+from ..metrics.metric import Metric
 from .. import optimizers as optimizers_module
 from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
 from ..distribution import training_hook as distribution_hook
@@ -107,10 +108,16 @@ class Trainer:
 
     @property
     def metrics(self):
-        """The loss tracker followed by the compiled metrics (as Keras' ``model.metrics``)."""
+        """Keras' ``model.metrics``: the loss tracker, the compiled metrics, then the metrics
+        held as attributes of the model and of its layers (not of nested models)."""
         result = [self._loss_tracker]
         if self._compiled_metrics is not None:
             result.extend(self._compiled_metrics.metrics)
+        seen = {id(metric) for metric in result}
+        for metric in _attribute_metrics(self):
+            if id(metric) not in seen:
+                seen.add(id(metric))
+                result.append(metric)
         return result
 
     @property
@@ -425,6 +432,19 @@ class Trainer:
             return logs
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
+
+
+def _attribute_metrics(model):
+    """Metric attributes of ``model`` and its layers, depth first, skipping nested models."""
+    found = [value for value in vars(model).values() if isinstance(value, Metric)]
+    pending = list(model.tracked_layers())
+    while pending:
+        layer = pending.pop(0)
+        if isinstance(layer, Trainer):
+            continue
+        found.extend(value for value in vars(layer).values() if isinstance(value, Metric))
+        pending[:0] = layer.tracked_layers()
+    return found
 
 
 def _batch_size(x):

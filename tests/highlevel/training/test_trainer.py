@@ -505,3 +505,56 @@ def test_to_categorical_targets_train_with_categorical_crossentropy():
                   metrics=["accuracy"])
     model.fit(x, lamina.utils.to_categorical(y), epochs=15, batch_size=16, verbose=0)
     assert model.evaluate(x, lamina.utils.to_categorical(y), verbose=0)[1] == 1.0
+
+
+class _LogisticEndpoint(layers.Layer):
+    """keras.io's endpoint layer: add_loss plus a Metric attribute updated in call."""
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.loss_fn = lamina.losses.BinaryCrossentropy(from_logits=True)
+        self.accuracy_metric = lamina.metrics.BinaryAccuracy(name="accuracy")
+
+    def call(self, logits, targets=None, sample_weight=None):
+        if targets is not None:
+            self.add_loss(self.loss_fn(targets, logits, sample_weight))
+            self.accuracy_metric.update_state(targets, logits, sample_weight)
+        return ops.sigmoid(logits)
+
+
+def test_metrics_held_by_layers_are_model_metrics():
+    # Reference: Keras 3.15.1 (torch) on the same model and data.
+    x = np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3)
+    t = np.array([[1], [0], [1], [1], [0], [0], [1], [0]], dtype="float32")
+    inputs, targets = lamina.Input((3,), name="inputs"), lamina.Input((1,), name="targets")
+    logits = layers.Dense(1, kernel_initializer="ones")(inputs)
+    model = lamina.Model([inputs, targets], _LogisticEndpoint()(logits, targets))
+    model.compile("sgd")
+    assert [m.name for m in model.metrics] == ["loss", "accuracy"]
+    data = {"inputs": x, "targets": t}
+    for _ in range(2):   # reset between runs
+        result = model.evaluate(data, verbose=0, return_dict=True)
+        assert result["accuracy"] == pytest.approx(0.375)
+        assert result["loss"] == pytest.approx(1.3212696, rel=1e-5)
+    history = model.fit(data, epochs=1, verbose=0, batch_size=8).history
+    assert history["accuracy"] == [pytest.approx(0.375)]
+
+
+def test_metrics_of_nested_models_are_not_model_metrics():
+    # Keras 3: Outer.metrics -> ['loss', 'tracker'] (the compiled inner model's left out).
+    inner = lamina.Sequential([lamina.Input((3,)), layers.Dense(1)])
+    inner.compile("sgd", "mse", metrics=["mae"])
+
+    class Outer(lamina.Model):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+            self.tracker = lamina.metrics.Mean(name="tracker")
+
+        def call(self, x):
+            return self.inner(x)
+
+    outer = Outer()
+    outer.compile("sgd", "mse")
+    outer.evaluate(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+    assert [m.name for m in outer.metrics] == ["loss", "tracker"]
