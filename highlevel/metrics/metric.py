@@ -66,7 +66,12 @@ class Metric:
                 return self.total
     """
 
+    #: How many metrics this process has made: a model re-walks its layers for metric
+    #: attributes (``model.metrics``) only after this changed.
+    instances_made = 0
+
     def __init__(self, dtype=None, name=None):
+        Metric.instances_made += 1
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype or state.floatx()
         self._state_names = ()

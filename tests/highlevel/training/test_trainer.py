@@ -558,3 +558,13 @@ def test_metrics_of_nested_models_are_not_model_metrics():
     outer.compile("sgd", "mse")
     outer.evaluate(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
     assert [m.name for m in outer.metrics] == ["loss", "tracker"]
+
+
+def test_a_metric_made_after_the_first_look_is_found():
+    # model.metrics walks the layers again only after a new metric was made in the process
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(1)])
+    model.compile("sgd", "mse")
+    assert [m.name for m in model.metrics] == ["loss"]
+    model.layers[0].tracker = lamina.metrics.Mean(name="tracker")
+    assert [m.name for m in model.metrics] == ["loss", "tracker"]
+    assert model.metrics[1] is model.layers[0].tracker
