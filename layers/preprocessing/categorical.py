@@ -67,9 +67,9 @@ class CategoryEncoding(DataLayer):
 
 @LAYERS.register()
 class Hashing(DataLayer):
-    """Hashes strings or integers into ``num_bins`` bins with FarmHash64 (the bins Keras'
-    ``Hashing`` gives: a value's decimal text is hashed for numbers; floats are first
-    truncated to int64).
+    """Hashes strings or integers into ``num_bins`` bins with FarmHash64, or SipHash64 when
+    salted (the bins Keras' ``Hashing`` gives: a value's decimal text is hashed for
+    numbers; floats are first truncated to int64).
 
     Args:
         num_bins: the number of bins, including the mask bin when ``mask_value`` is set.
