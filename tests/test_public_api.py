@@ -29,6 +29,7 @@ NAMESPACES = {
     "models": ("lamina.highlevel.models", "clone_model"),
     "ops": ("lamina.backends.ops", "relu"),
     "ops.nn": ("lamina.backends.ops.nn", "relu"),
+    "ops.image": ("lamina.backends.ops.image", "extract_patches"),
     "optimizers": ("lamina.highlevel.optimizers", "Adam"),
     "optimizers.schedules": ("lamina.highlevel.optimizers.schedules", "ExponentialDecay"),
     "regularizers": ("lamina.layers.options.regularizers", "L2"),

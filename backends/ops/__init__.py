@@ -26,6 +26,7 @@ from .creation import (arange, bartlett, blackman, diag, diagflat, empty, empty_
                        linspace, logspace, meshgrid, ones, ones_like, tri, tril, triu,
                        vander, zeros, zeros_like)
 from .ctc import ctc_decode, ctc_loss
+from .fft import fft, fft2, ifft2
 from .elementwise import (abs, absolute, angle, arccos, arccosh, arcsin, arcsinh, arctan,
                           arctanh, cbrt, ceil, conj, conjugate, cos, cosh, deg2rad, erf,
                           erfc, exp, exp2, expm1, fabs, floor, imag, log, log10, log1p,
@@ -90,6 +91,7 @@ __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
     "depthwise_conv", "det", "diag", "diagflat", "diagonal", "diff", "digitize", "divide",
     "divide_no_nan", "dot", "dot_product_attention", "dropout", "dsplit", "dstack", "dtype",
     "eig", "eigh", "einsum", "elu", "empty", "empty_like", "equal", "erf", "erfc", "exp",
+    "fft", "fft2", "ifft2",
     "exp2", "expand_dims", "expm1", "eye", "fabs", "flip", "fliplr", "flipud", "floor",
     "floor_divide", "fmax", "fmin", "fmod", "fori_loop", "full", "full_like", "gcd", "gelu",
     "geomspace", "get_item", "getitem", "glu", "greater", "greater_equal", "gru", "hamming",

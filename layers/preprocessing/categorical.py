@@ -10,6 +10,7 @@ from ..base import LAYERS
 from .data_layer import (DataLayer, check_output_mode, encode_categorical, encoded_shape,
                          to_host)
 from .farmhash import hash_buckets
+from .siphash import strong_hash_buckets
 
 
 @LAYERS.register()
@@ -66,14 +67,15 @@ class CategoryEncoding(DataLayer):
 
 @LAYERS.register()
 class Hashing(DataLayer):
-    """Hashes strings or integers into ``num_bins`` bins with FarmHash64 (the bins Keras'
-    ``Hashing`` gives: a value's decimal text is hashed for numbers; floats are first
-    truncated to int64).
+    """Hashes strings or integers into ``num_bins`` bins with FarmHash64, or SipHash64 when
+    salted (the bins Keras' ``Hashing`` gives: a value's decimal text is hashed for
+    numbers; floats are first truncated to int64).
 
     Args:
         num_bins: the number of bins, including the mask bin when ``mask_value`` is set.
         mask_value: a value mapped to bin 0 (the others to ``1 .. num_bins - 1``).
-        salt: SipHash64 salting is not implemented; only ``None``.
+        salt: ``None`` (FarmHash64), or an int or a pair of ints: the key of a salted
+            SipHash64 (an int ``s`` is the key ``[s, s]``).
         output_mode: ``"int"`` (default), ``"one_hot"``, ``"multi_hot"`` or ``"count"``.
         sparse: only ``False``.
 
@@ -89,12 +91,15 @@ class Hashing(DataLayer):
         super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
         if not is_int(num_bins) or num_bins < 1:
             raise layer_error(self, f"needs num_bins, a positive int, got {num_bins!r}")
-        if salt is not None:
-            raise layer_error(self, f"does not implement salted (SipHash64) hashing; needs "
-                                    f"salt=None, got salt={salt!r}")
+        if salt is not None and not is_int(salt) and not (
+                isinstance(salt, (tuple, list)) and len(salt) == 2
+                and all(is_int(s) for s in salt)):
+            raise layer_error(self, f"needs salt, None, an int or a pair of ints, got "
+                                    f"salt={salt!r}")
         self.num_bins = int(num_bins)
         self.mask_value = mask_value
-        self.salt = None
+        self.salt = None if salt is None else (
+            [int(salt)] * 2 if is_int(salt) else [int(s) for s in salt])
         self.output_mode = check_output_mode(self, output_mode,
                                              ("int", "one_hot", "multi_hot", "count"))
         _check_dense(self, sparse)
@@ -113,7 +118,8 @@ class Hashing(DataLayer):
             text = values.astype(np.int64).astype(str).astype(object)
         else:
             text = self._strings(values)
-        indices = hash_buckets(text, bins)
+        indices = (hash_buckets(text, bins) if self.salt is None
+                   else strong_hash_buckets(text, bins, self.salt))
         if mask is not None:
             indices = np.where(mask, 0, indices + 1)
         dtype = "int64" if self.output_mode == "int" else state.floatx()

@@ -48,6 +48,25 @@ def test_hashing_matches_keras():
             np.array([["a", "b"], ["c", "d"]])).numpy(), HASHING["multi_hot"])
 
 
+
+def test_salted_hashing_matches_keras():
+    # Keras 3.15 (TensorFlow's to_hash_bucket_strong, SipHash-2-4 keyed by the salt).
+    salted = layers.Hashing(num_bins=64, salt=1337)
+    np.testing.assert_array_equal(
+        salted(np.array([[0], [1], [42], [99999], [12345]])).numpy().ravel(),
+        [50, 45, 37, 22, 25])
+    strings = np.array([["A"], ["B"], ["C"], ["D"], ["E"], ["a longer string of 20+ bytes"]])
+    np.testing.assert_array_equal(
+        layers.Hashing(num_bins=3, salt=[133, 137])(strings).numpy().ravel(),
+        [1, 2, 1, 0, 2, 2])
+    masked = layers.Hashing(num_bins=5, salt=7, mask_value="")
+    np.testing.assert_array_equal(masked(np.array([["A"], [""], ["C"]])).numpy().ravel(),
+                                  [3, 0, 3])
+    assert masked.get_config()["salt"] == [7, 7]
+    assert layers.Hashing.from_config(masked.get_config()).salt == [7, 7]
+    with pytest.raises(ValueError, match="salt"):
+        layers.Hashing(num_bins=3, salt="pepper")
+
 def test_discretization_matches_keras():
     layer = layers.Discretization(bin_boundaries=[0.0, 1.0, 2.0])
     np.testing.assert_array_equal(layer(np.array([[-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]])).numpy(),
