@@ -110,22 +110,24 @@ class Trainer:
     def metrics(self):
         """Keras' ``model.metrics``: the loss tracker, the compiled metrics, then the metrics
         held as attributes of the model and of its layers (not of nested models). The
-        layers are walked again only after a new metric was made (this runs every step): a
-        metric that already existed and is assigned to a layer later is found once any
-        other metric is made."""
+        layers are walked again only after a new metric was made or a compile (this runs
+        every step): a metric that already existed and is assigned to a layer later is
+        found once any other metric is made."""
         result = [self._loss_tracker]
         if self._compiled_metrics is not None:
             result.extend(self._compiled_metrics.metrics)
         held = self.__dict__.get("_held_metrics")
-        if held is None or held[0] != Metric.instances_made:   # walked once per new metric
-            held = (Metric.instances_made, _attribute_metrics(self))
+        key = (Metric.instances_made, id(self._compiled_metrics))   # a new compile, a new key
+        if held is None or held[0] != key:
+            known = {id(metric) for metric in result}
+            others = []
+            for metric in _attribute_metrics(self):
+                if id(metric) not in known:
+                    known.add(id(metric))
+                    others.append(metric)
+            held = (key, others)
             self._held_metrics = held
-        if held[1]:
-            seen = {id(metric) for metric in result}
-            for metric in held[1]:
-                if id(metric) not in seen:
-                    seen.add(id(metric))
-                    result.append(metric)
+        result.extend(held[1])
         return result
 
     @property
