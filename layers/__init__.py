@@ -47,6 +47,7 @@ from .wrappers import TimeDistributed
 from .symbolic import SymbolicTensor
 from . import symbolic_operations  # noqa: F401  (installs SymbolicTensor's operators)
 from .serialization import deserialize, serialize
+from .einsum_dense import EinsumDense
 
 
 def get(name, custom_objects=None):
