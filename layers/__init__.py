@@ -48,6 +48,7 @@ from .symbolic import SymbolicTensor
 from . import symbolic_operations  # noqa: F401  (installs SymbolicTensor's operators)
 from .serialization import deserialize, serialize
 from .einsum_dense import EinsumDense
+from .attention import AdditiveAttention
 
 
 def get(name, custom_objects=None):

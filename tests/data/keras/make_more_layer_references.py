@@ -61,6 +61,10 @@ CASES = [
      [(2, 5, 3)], ()),
     ("einsum_no_bias", "EinsumDense", {"equation": "abc,dc->abd", "output_shape": [None, 6]},
      [(2, 3, 5)], ()),
+    ("additive", "AdditiveAttention", {}, [(2, 3, 4), (2, 5, 4)], ()),
+    ("additive_masked", "AdditiveAttention", {}, [(2, 3, 4), (2, 5, 4)], ("mask",)),
+    ("additive_unscaled_key", "AdditiveAttention", {"use_scale": False},
+     [(2, 3, 4), (2, 5, 4), (2, 5, 4)], ()),
 ]
 
 
