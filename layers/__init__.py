@@ -49,6 +49,7 @@ from . import symbolic_operations  # noqa: F401  (installs SymbolicTensor's oper
 from .serialization import deserialize, serialize
 from .einsum_dense import EinsumDense
 from .attention import AdditiveAttention
+from .normalization import RMSNormalization
 
 
 def get(name, custom_objects=None):

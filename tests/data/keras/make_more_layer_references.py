@@ -65,6 +65,8 @@ CASES = [
     ("additive_masked", "AdditiveAttention", {}, [(2, 3, 4), (2, 5, 4)], ("mask",)),
     ("additive_unscaled_key", "AdditiveAttention", {"use_scale": False},
      [(2, 3, 4), (2, 5, 4), (2, 5, 4)], ()),
+    ("rms_norm", "RMSNormalization", {}, [(2, 3, 5)], ()),
+    ("rms_norm_axes", "RMSNormalization", {"axis": [2, 1], "epsilon": 0.1}, [(2, 3, 4)], ()),
 ]
 
 
