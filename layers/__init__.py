@@ -50,6 +50,7 @@ from .serialization import deserialize, serialize
 from .einsum_dense import EinsumDense
 from .attention import AdditiveAttention
 from .normalization import RMSNormalization
+from .rnn.stacked_rnn_cells import StackedRNNCells
 
 
 def get(name, custom_objects=None):

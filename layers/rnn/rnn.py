@@ -33,6 +33,14 @@ def deserialize_nested(entry, custom_objects=None):
     return LAYERS.lookup(entry["class_name"], custom_objects).from_config(config)
 
 
+def _flat(values):
+    """A state size or a list of states, flattened into a list (one level of nesting per
+    cell of a stack)."""
+    if not isinstance(values, (list, tuple)):
+        return [values]
+    return [item for value in values for item in _flat(value)]
+
+
 def first_mask(mask):
     """The mask of the first input when a layer is given a list of masks."""
     return mask[0] if isinstance(mask, (list, tuple)) else mask
@@ -90,8 +98,8 @@ class RNN(Layer):
         self.input_spec = InputSpec(ndim=3)
 
     def state_sizes(self):
-        sizes = self.cell.state_size
-        return list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+        """The cell's state sizes, flattened (a stack of cells nests them per cell)."""
+        return _flat(self.cell.state_size)
 
     def build(self, input_shape):
         features = input_shape[-1]
@@ -142,6 +150,9 @@ class RNN(Layer):
                 inputs, states, mask, self.go_backwards,
                 self.cell.recurrent_dropout_mask(batch, training))
             sequence, last_output, final_states = results[0], results[1], list(results[1:])
+        elif getattr(self.cell, "runs_fused", None) and self.cell.runs_fused():
+            sequence, last_output, final_states = self.cell.run_stack(   # StackedRNNCells
+                sequences, states, mask, self.go_backwards, training)
         else:
             sequence, last_output, final_states = self._run_cell_loop(
                 sequences, states, mask, training)
@@ -176,8 +187,7 @@ class RNN(Layer):
         sizes = self.state_sizes()
         if initial_state is None:
             return [None] * len(sizes)
-        if not isinstance(initial_state, (list, tuple)):
-            initial_state = [initial_state]
+        initial_state = _flat(initial_state)
         if len(initial_state) != len(sizes):
             raise ValueError(f"Layer '{self.name}' expects {len(sizes)} initial state(s), "
                              f"got {len(initial_state)}")
@@ -200,15 +210,16 @@ class RNN(Layer):
         keep = None if mask is None else index_data(mask).astype(bool)
         pieces = ops.split(sequences, steps, axis=1)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
-        outputs = []
+        outputs, previous = [], None
         for t in order:
             output, new_states = self.cell(ops.squeeze(pieces[t], 1), states,
                                            training=training)
-            new_states = list(new_states) if isinstance(new_states, (list, tuple)) \
-                else [new_states]
+            new_states = _flat(new_states)
             if keep is not None:
                 step_keep = keep[:, t:t + 1]
-                output = ops.where(step_keep, output, states[0])
+                if previous is None:     # Keras' loop starts from a zero output
+                    previous = zeros(output.shape, dtype=output.dtype)
+                previous = output = ops.where(step_keep, output, previous)
                 new_states = [ops.where(step_keep, new, old)
                               for new, old in zip(new_states, states)]
             outputs.append(output)

@@ -67,6 +67,18 @@ CASES = [
      [(2, 3, 4), (2, 5, 4), (2, 5, 4)], ()),
     ("rms_norm", "RMSNormalization", {}, [(2, 3, 5)], ()),
     ("rms_norm_axes", "RMSNormalization", {"axis": [2, 1], "epsilon": 0.1}, [(2, 3, 4)], ()),
+    ("stacked_lstm_gru", "StackedRNNCells", {"cells": [["LSTMCell", {"units": 3}],
+                                                       ["GRUCell", {"units": 2}]],
+                                             "rnn": {"return_sequences": True}},
+     [(2, 4, 5)], ("cells",)),
+    ("stacked_masked_backwards", "StackedRNNCells",
+     {"cells": [["SimpleRNNCell", {"units": 3}], ["LSTMCell", {"units": 2}],
+                ["GRUCell", {"units": 2, "reset_after": False}]],
+      "rnn": {"return_sequences": True, "go_backwards": True}}, [(2, 5, 4)],
+     ("cells", "mask")),
+    ("stacked_last_output_masked", "StackedRNNCells",
+     {"cells": [["GRUCell", {"units": 3}], ["SimpleRNNCell", {"units": 2}]]}, [(2, 5, 4)],
+     ("cells", "mask")),
 ]
 
 
