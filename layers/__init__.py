@@ -51,6 +51,7 @@ from .einsum_dense import EinsumDense
 from .attention import AdditiveAttention
 from .normalization import RMSNormalization
 from .rnn.stacked_rnn_cells import StackedRNNCells
+from .wrappers import Wrapper
 
 
 def get(name, custom_objects=None):
