@@ -52,6 +52,7 @@ from .attention import AdditiveAttention
 from .normalization import RMSNormalization
 from .rnn.stacked_rnn_cells import StackedRNNCells
 from .wrappers import Wrapper
+from .preprocessing import Pipeline
 
 
 def get(name, custom_objects=None):
