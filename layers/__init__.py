@@ -53,6 +53,7 @@ from .normalization import RMSNormalization
 from .rnn.stacked_rnn_cells import StackedRNNCells
 from .wrappers import Wrapper
 from .preprocessing import Pipeline
+from .spectral_normalization import SpectralNormalization
 
 
 def get(name, custom_objects=None):

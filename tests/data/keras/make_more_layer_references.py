@@ -79,6 +79,13 @@ CASES = [
     ("stacked_last_output_masked", "StackedRNNCells",
      {"cells": [["GRUCell", {"units": 3}], ["SimpleRNNCell", {"units": 2}]]}, [(2, 5, 4)],
      ("cells", "mask")),
+    ("spectral_dense_training", "SpectralNormalization", {"layer": ["Dense", {"units": 3}]},
+     [(2, 4)], ("wrap", "training")),
+    ("spectral_conv_two_iterations", "SpectralNormalization",
+     {"layer": ["Conv2D", {"filters": 2, "kernel_size": 3}], "power_iterations": 2},
+     [(2, 5, 5, 3)], ("wrap", "training")),
+    ("spectral_dense_inference", "SpectralNormalization", {"layer": ["Dense", {"units": 3}]},
+     [(2, 4)], ("wrap",)),
 ]
 
 
