@@ -10,11 +10,12 @@ A test module runs the cases of one class::
         check_more_against_keras(case)
 
 :func:`check_more_against_keras` builds the layer in lamina as the script built it in
-Keras (:func:`make_case_layer`), sets the same weights, checks the weight names and shapes
+Keras (:func:`make_case_layer`, the script's own builder), sets the same weights, checks the weight names and shapes
 and the output (float32, ``atol=1e-5``), and for ``"training"`` cases the weights after the
 call.
 """
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -22,9 +23,22 @@ import numpy as np
 
 import lamina
 
+from harness.keras_references import assert_like_keras, set_keras_weights
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "keras" / "more_layer_references.npz"
 REFERENCES = np.load(DATA)
 INDEX = json.loads(str(REFERENCES["cases"]))
+
+
+def _load_script():
+    path = DATA.parent / "make_more_layer_references.py"
+    spec = importlib.util.spec_from_file_location("make_more_layer_references", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SCRIPT = _load_script()
 
 
 def more_cases(class_name):
@@ -47,17 +61,9 @@ def case_arrays(case, prefix):
 
 
 def make_case_layer(case):
-    """The case's layer built in lamina, as the script built it in Keras."""
-    L, kwargs, options = lamina.layers, case["kwargs"], case["options"]
-    if "cells" in options:
-        return L.RNN(L.StackedRNNCells([getattr(L, name)(**cell_kwargs)
-                                        for name, cell_kwargs in kwargs["cells"]]),
-                     **kwargs.get("rnn", {}))
-    if "wrap" in options:
-        inner_name, inner_kwargs = kwargs["layer"]
-        rest = {k: v for k, v in kwargs.items() if k != "layer"}
-        return getattr(L, case["class_name"])(getattr(L, inner_name)(**inner_kwargs), **rest)
-    return getattr(L, case["class_name"])(**kwargs)
+    """The case's layer built in lamina by the script's own builder (given ``lamina`` for
+    ``keras``: the two share the ``layers`` API)."""
+    return _SCRIPT.make_layer(lamina, case["class_name"], case["kwargs"], case["options"])
 
 
 def check_more_against_keras(case):
@@ -66,23 +72,16 @@ def check_more_against_keras(case):
     layer = make_case_layer(case)
     xs = case_arrays(case, "x")
     inputs = xs[0] if len(xs) == 1 else xs
-    weights = case_arrays(case, "w")
     layer.build(xs[0].shape if len(xs) == 1 else [x.shape for x in xs])
-    assert [w.name for w in layer.weights] == case["weight_names"]
-    assert [tuple(w.shape) for w in layer.weights] == [w.shape for w in weights]
-    layer.set_weights(weights)
+    set_keras_weights(layer, case["weight_names"], case_arrays(case, "w"))
     kwargs = {}
     if "mask" in case["options"]:
         masks = case_arrays(case, "mask")
         kwargs["mask"] = masks[0] if len(masks) == 1 else masks
     if "training" in case["options"]:
         kwargs["training"] = True
-    got = layer(inputs, **kwargs).numpy()
-    expected = REFERENCES[f"{case['id']}/output"]
-    assert got.dtype == np.float32
-    assert got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5,
-                               err_msg=f"{case['id']}: lamina differs from Keras")
+    assert_like_keras(layer(inputs, **kwargs).numpy(), REFERENCES[f"{case['id']}/output"],
+                      case["id"])
     for got_weight, keras_weight in zip(layer.get_weights(), case_arrays(case, "after")):
         np.testing.assert_allclose(got_weight, keras_weight, rtol=1e-5, atol=1e-5,
                                    err_msg=f"{case['id']}: weights after the call")

@@ -3,8 +3,6 @@
 layout, the spectral norm driven to 1, penalties counted once, gradients, configs, shapes,
 models and errors."""
 
-import zipfile
-
 import h5py
 import numpy as np
 import pytest
@@ -16,6 +14,7 @@ from harness.layers import (test_config_round_trip_and_output_shape,  # noqa: F4
                             test_gradients_match_finite_differences,
                             test_inside_sequential_and_functional_models)
 from harness.more_keras_references import case_id, check_more_against_keras, more_cases
+from harness.saving import saved_weight_paths
 
 RNG = np.random.default_rng(19)
 
@@ -64,10 +63,7 @@ def test_keras_file_layout_holds_the_kernel_in_both_groups(tmp_path):
     outputs = layers.SpectralNormalization(layers.Dense(3, name="dense"),
                                            name="spectral_normalization")(inputs)
     model = lamina.Model(inputs, outputs)
-    path = str(tmp_path / "sn.keras")
-    model.save(path)
-    with zipfile.ZipFile(path) as archive:
-        archive.extract("model.weights.h5", tmp_path)
+    path, _ = saved_weight_paths(model, tmp_path)
     with h5py.File(tmp_path / "model.weights.h5", "r") as handle:
         group = handle["layers/spectral_normalization"]
         assert [group["vars"][k].shape for k in ("0", "1")] == [(4, 3), (1, 3)]

@@ -20,15 +20,16 @@
   is recorded in the index (``lamina_to_keras``).
 """
 
-import argparse
-import json
 import os
-import subprocess
-import tempfile
+import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from make_layer_references import (lamina_files, main,  # noqa: E402  (a sibling script)
+                                   write_references)
 
 # (id, class name, kwargs, input shapes, options); options: "mask" (boolean masks for
 # every input, AdditiveAttention's [query_mask, value_mask]), "training" (call with
@@ -112,15 +113,15 @@ def lamina_side(folder):
 
 def keras_reads_lamina(keras, lamina_python, x, expected):
     """Max |difference| of Keras' predictions from lamina's file to ``expected``."""
-    with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([lamina_python, os.path.abspath(__file__), "--lamina-side", folder],
-                       check=True)
+    with lamina_files(os.path.abspath(__file__), lamina_python) as folder:
         loaded = keras.models.load_model(os.path.join(folder, "lamina_einsum_dense.keras"))
         return {"max_abs_diff_load_model":
                 float(np.abs(loaded.predict(x, verbose=0) - expected).max())}
 
 
 def make_layer(keras, class_name, kwargs, options):
+    """A case's layer built with ``keras`` (or lamina, whose ``layers`` API is the same:
+    the tests build the cases with this function)."""
     L = keras.layers
     if "cells" in options:
         return L.RNN(L.StackedRNNCells([getattr(L, name)(**cell_kwargs)
@@ -173,28 +174,11 @@ def keras_side(lamina_python):
     arrays["einsum_model/x"] = x
     arrays["einsum_model/pred"] = model.predict(x, verbose=0)
     model.save(os.path.join(HERE, "keras_einsum_dense.keras"))
-    record = {"keras_version": keras.__version__, "backend": keras.backend.backend(),
-              "cases": index,
-              "lamina_to_keras": keras_reads_lamina(keras, lamina_python, x,
-                                                    arrays["einsum_model/pred"])}
-    print(f"Keras reads lamina's file: {record['lamina_to_keras']}")
-    arrays["cases"] = np.array(json.dumps(record))
-    np.savez_compressed(os.path.join(HERE, "more_layer_references.npz"), **arrays)
+    write_references(keras, arrays, index,
+                     keras_reads_lamina(keras, lamina_python, x, arrays["einsum_model/pred"]),
+                     "more_layer_references.npz")
     print(f"{len(index)} layer cases and einsum_model written with Keras {keras.__version__}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lamina-side", metavar="FOLDER",
-                        help="(internal) run with lamina's Python: write lamina's file")
-    parser.add_argument("--lamina-python", default="python3",
-                        help="the Python interpreter that can import lamina")
-    args = parser.parse_args()
-    if args.lamina_side:
-        lamina_side(args.lamina_side)
-    else:
-        keras_side(args.lamina_python)
-
-
 if __name__ == "__main__":
-    main()
+    main(lamina_side, keras_side, __doc__.splitlines()[0])

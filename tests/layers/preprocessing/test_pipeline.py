@@ -1,9 +1,6 @@
 """Pipeline: layers applied in order (training on by default, as Keras; masks passed on),
 Keras' config, a .keras file layout as Keras', gradients, shapes, models and errors."""
 
-import zipfile
-
-import h5py
 import numpy as np
 import pytest
 
@@ -13,6 +10,7 @@ from lamina import layers
 from harness.layers import (test_config_round_trip_and_output_shape,  # noqa: F401
                             test_gradients_match_finite_differences,
                             test_inside_sequential_and_functional_models)
+from harness.saving import saved_weight_paths
 
 RNG = np.random.default_rng(17)
 
@@ -58,13 +56,7 @@ def test_config_is_keras_and_the_file_layout_too(tmp_path):
     assert [entry["class_name"] for entry in config["layers"]] == ["Rescaling", "Dense"]
     inputs = lamina.Input((3,))
     model = lamina.Model(inputs, pipeline(inputs))
-    path = str(tmp_path / "pipeline.keras")
-    model.save(path)
-    with zipfile.ZipFile(path) as archive:
-        archive.extract("model.weights.h5", tmp_path)
-    names = []
-    with h5py.File(tmp_path / "model.weights.h5", "r") as handle:
-        handle.visit(names.append)
+    path, names = saved_weight_paths(model, tmp_path)
     assert "layers/pipeline/layers/dense/vars/1" in names
     x = rand(2, 3).astype("float32")
     np.testing.assert_allclose(lamina.load_model(path).predict(x, verbose=0),

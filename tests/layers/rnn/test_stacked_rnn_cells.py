@@ -12,6 +12,7 @@ from lamina import layers
 from harness.layers import (test_config_round_trip_and_output_shape,  # noqa: F401
                             test_gradients_match_finite_differences,
                             test_inside_sequential_and_functional_models)
+from harness.saving import saved_weight_paths
 from harness.more_keras_references import case_id, check_more_against_keras, more_cases
 
 RNG = np.random.default_rng(11)
@@ -114,18 +115,9 @@ def test_keras_file_layout(tmp_path):
     (``layers/rnn/cell/cells/lstm_cell/vars``, named by the cells' classes); a file Keras 3.15 wrote this way loaded
     into lamina to Keras' predictions (max |diff| 6e-8) and lamina's re-saved file into
     Keras (0.0) when this was written."""
-    import h5py
-    import zipfile
-
     inputs = lamina.Input((4, 5))
     model = lamina.Model(inputs, stacked(return_sequences=True, name="rnn")(inputs))
-    path = str(tmp_path / "stacked.keras")
-    model.save(path)
-    with zipfile.ZipFile(path) as archive:
-        archive.extract("model.weights.h5", tmp_path)
-    names = []
-    with h5py.File(tmp_path / "model.weights.h5", "r") as handle:
-        handle.visit(names.append)
+    path, names = saved_weight_paths(model, tmp_path)
     assert {"layers/rnn/cell/cells/lstm_cell/vars/2",
             "layers/rnn/cell/cells/gru_cell/vars/2"} <= set(names)   # class names, as Keras
     x = rand(2, 4, 5).astype("float32")
