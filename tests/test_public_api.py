@@ -30,6 +30,7 @@ NAMESPACES = {
     "ops": ("lamina.backends.ops", "relu"),
     "ops.nn": ("lamina.backends.ops.nn", "relu"),
     "ops.image": ("lamina.backends.ops.image", "extract_patches"),
+    "ops.numpy": ("lamina.backends.ops", "matmul"),
     "optimizers": ("lamina.highlevel.optimizers", "Adam"),
     "optimizers.schedules": ("lamina.highlevel.optimizers.schedules", "ExponentialDecay"),
     "regularizers": ("lamina.layers.options.regularizers", "L2"),
@@ -64,6 +65,7 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.ops import nn; nn.softmax",
     "from lamina.saving import load_model, save_model, CheckpointError",
     "from lamina.callbacks import Callback, EarlyStopping",
+    "from lamina.ops import numpy as knp; knp.matmul; knp.view",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)

@@ -11,8 +11,13 @@ from ..conv import as_tuple
 from .core import data_of, record, xp
 
 
-def _geometry(kernel_size, dilation, padding, stride, op):
-    """The four arguments as pairs of ints, checked."""
+def _prepare(x, rank, layout, op, kernel_size, dilation, padding, stride):
+    """The array behind ``x`` (checked to be of ``rank``) and the four geometry
+    arguments as pairs of ints, checked."""
+    a = data_of(x)
+    if getattr(a, "ndim", 0) != rank:
+        raise ValueError(f"{op} needs a {rank}-d input {layout}, got shape "
+                         f"{tuple(getattr(a, 'shape', ()))}")
     pairs = [as_tuple(value, 2, f"{op}: {name}") for value, name in (
         (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"),
         (stride, "stride"))]
@@ -21,7 +26,7 @@ def _geometry(kernel_size, dilation, padding, stride, op):
         raise ValueError(f"{op} needs positive kernel_size, dilation and stride and a "
                          f"non-negative padding, got kernel_size={kernel}, "
                          f"dilation={dilation}, padding={padding}, stride={stride}")
-    return kernel, dilation, padding, stride
+    return a, (kernel, dilation, padding, stride)
 
 
 def _out_size(size, kernel, dilation, padding, stride):
@@ -60,7 +65,7 @@ def _fold_data(cols, size, kernel, dilation, padding, stride):
     for i in range(kernel[0]):
         for j in range(kernel[1]):
             image[_tap(i, j, out, dilation, stride)] += blocks[:, :, i, j]
-    return image[:, :, ph:ph + size[0], pw:pw + size[1]]
+    return xp().ascontiguousarray(image[:, :, ph:ph + size[0], pw:pw + size[1]])
 
 
 def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
@@ -71,12 +76,8 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     Example:
         >>> unfold(np.ones((1, 2, 4, 4)), kernel_size=2, stride=2).shape   # (1, 8, 4)
     """
-    a = data_of(x)
-    if getattr(a, "ndim", 0) != 4:
-        raise ValueError(f"unfold needs a 4-d input (N, C, H, W), got shape "
-                         f"{tuple(getattr(a, 'shape', ()))}")
-    kernel, dilation, padding, stride = _geometry(kernel_size, dilation, padding, stride,
-                                                  "unfold")
+    a, (kernel, dilation, padding, stride) = _prepare(
+        x, 4, "(N, C, H, W)", "unfold", kernel_size, dilation, padding, stride)
     out = _out_size(a.shape[2:], kernel, dilation, padding, stride)
     if min(out) < 1:
         raise ValueError(f"unfold: kernel_size={kernel} with dilation={dilation} does not "
@@ -96,12 +97,8 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     Example:
         >>> fold(unfold(x, 2, stride=2), (4, 4), 2, stride=2)   # x (1, 2, 4, 4) again
     """
-    a = data_of(x)
-    if getattr(a, "ndim", 0) != 3:
-        raise ValueError(f"fold needs a 3-d input (N, C * kH * kW, L), got shape "
-                         f"{tuple(getattr(a, 'shape', ()))}")
-    kernel, dilation, padding, stride = _geometry(kernel_size, dilation, padding, stride,
-                                                  "fold")
+    a, (kernel, dilation, padding, stride) = _prepare(
+        x, 3, "(N, C * kH * kW, L)", "fold", kernel_size, dilation, padding, stride)
     size = as_tuple(output_size, 2, "fold: output_size")
     out = _out_size(size, kernel, dilation, padding, stride)
     taps = kernel[0] * kernel[1]

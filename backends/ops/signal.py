@@ -221,5 +221,5 @@ def correlate(x1, x2, mode="valid"):
     m, n = a.shape[0], b.shape[0]
     full = matmul(_frames(pad(x1, [(n - 1, n - 1)]), n, 1), x2)
     keep = {"full": m + n - 1, "same": max(m, n), "valid": max(m, n) - min(m, n) + 1}[mode]
-    start = (m + n - 1 - keep) // 2
+    start = (m + n - 1 - keep + (m < n)) // 2   # NumPy's rounding (it swaps when m < n)
     return getitem(full, slice(start, start + keep))
