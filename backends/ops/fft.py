@@ -95,9 +95,12 @@ def rfft(x, fft_length=None):
     z = xp().fft.rfft(a, n=n, axis=-1)
 
     def backward_of(part):
-        def backward(g, needs):   # the adjoint: Re(n * ifft(g zero-padded to n bins))
-            upstream = g if part == "real" else 1j * g
-            h = (xp().fft.ifft(upstream, n=n, axis=-1) * n).real
+        def backward(g, needs):
+            # The adjoint is Re(n * ifft(g zero-padded to n bins)): n * irfft of g with
+            # the bins irfft counts twice (all but the zero and Nyquist ones) halved.
+            upstream = g.astype(z.dtype) if part == "real" else 1j * g
+            upstream[..., 1:(n + 1) // 2] *= 0.5
+            h = xp().fft.irfft(upstream, n=n, axis=-1) * n
             return (_fit_last(h, size).astype(a.dtype),)
         return backward
 
