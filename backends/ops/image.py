@@ -94,18 +94,37 @@ def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding="va
     return extract_patches(volumes, size, strides, dilation_rate, padding, data_format)
 
 
-def _two_of_three(name, first, second, target, names):
-    """Exactly two of ``(first, second, target)`` given (Keras' rule), each >= 0."""
-    if [first, second, target].count(None) != 1:
+def check_choice(name, argument, value, allowed):
+    """``value`` if it is one of ``allowed``, else a ValueError naming the op and the
+    argument."""
+    if value not in allowed:
+        raise ValueError(f"{name} needs {argument} in {tuple(allowed)}, got "
+                         f"{argument}={value!r}")
+    return value
+
+
+def _side(name, kind, first, second, target, size, grow):
+    """Keras' rule for one axis of ``pad_images`` (``grow``) or ``crop_images``: exactly
+    two of ``(first, second, target)`` given, each >= 0; returns all three resolved."""
+    word = "padding" if grow else "cropping"
+    sides = {"height": ("top", "bottom"), "width": ("left", "right")}[kind]
+    names = (f"{sides[0]}_{word}", f"{sides[1]}_{word}", f"target_{kind}")
+    given = (first, second, target)
+    if given.count(None) != 1:
         raise ValueError(f"{name} needs exactly two of {', '.join(names)}, got "
-                         f"{names[0]}={first}, {names[1]}={second}, {names[2]}={target}")
-    for label, value in zip(names, (first, second, target)):
+                         + ", ".join(f"{n}={v}" for n, v in zip(names, given)))
+    for label, value in zip(names, given):
         if value is not None and value < 0:
             raise ValueError(f"{name} needs {label} >= 0, got {label}={value}")
-
-
-def _height_width(x):
-    return x.shape[1], x.shape[2]
+    if target is not None:
+        extra = target - size if grow else size - target
+        first, second = (extra - second, second) if first is None else (first, extra - first)
+    target = size + first + second if grow else size - first - second
+    for label, value in zip(names, (first, second, target)):
+        if value < 0:
+            raise ValueError(f"{name} needs {label} >= 0 (the {kind} does not fit the "
+                             f"image's {size}), got {label}={value}")
+    return first, second, target
 
 
 def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
@@ -118,27 +137,12 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
         >>> pad_images(np.ones((4, 4, 1)), 1, 2, target_height=6, target_width=7).shape
         (6, 7, 1)
     """
-    _two_of_three("pad_images", top_padding, bottom_padding, target_height,
-                  ("top_padding", "bottom_padding", "target_height"))
-    _two_of_three("pad_images", left_padding, right_padding, target_width,
-                  ("left_padding", "right_padding", "target_width"))
     x, restore = to_batch("pad_images", images, data_format)
-    height, width = _height_width(x)
-    if top_padding is None:
-        top_padding = target_height - bottom_padding - height
-    if bottom_padding is None:
-        bottom_padding = target_height - top_padding - height
-    if left_padding is None:
-        left_padding = target_width - right_padding - width
-    if right_padding is None:
-        right_padding = target_width - left_padding - width
-    for label, value in (("top_padding", top_padding), ("bottom_padding", bottom_padding),
-                         ("left_padding", left_padding), ("right_padding", right_padding)):
-        if value < 0:
-            raise ValueError(f"pad_images needs {label} >= 0 (the target is smaller than "
-                             f"the image), got {label}={value}")
-    return restore(pad(x, [(0, 0), (top_padding, bottom_padding),
-                           (left_padding, right_padding), (0, 0)]))
+    top, bottom, _ = _side("pad_images", "height", top_padding, bottom_padding,
+                           target_height, x.shape[1], grow=True)
+    left, right, _ = _side("pad_images", "width", left_padding, right_padding, target_width,
+                           x.shape[2], grow=True)
+    return restore(pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)]))
 
 
 def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None,
@@ -151,24 +155,9 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
         >>> crop_images(np.ones((6, 7, 1)), 1, 2, target_height=4, target_width=4).shape
         (4, 4, 1)
     """
-    _two_of_three("crop_images", top_cropping, bottom_cropping, target_height,
-                  ("top_cropping", "bottom_cropping", "target_height"))
-    _two_of_three("crop_images", left_cropping, right_cropping, target_width,
-                  ("left_cropping", "right_cropping", "target_width"))
     x, restore = to_batch("crop_images", images, data_format)
-    height, width = _height_width(x)
-    if top_cropping is None:
-        top_cropping = height - target_height - bottom_cropping
-    if target_height is None:
-        target_height = height - bottom_cropping - top_cropping
-    if left_cropping is None:
-        left_cropping = width - target_width - right_cropping
-    if target_width is None:
-        target_width = width - right_cropping - left_cropping
-    for label, value in (("top_cropping", top_cropping), ("target_height", target_height),
-                         ("left_cropping", left_cropping), ("target_width", target_width)):
-        if value < 0:
-            raise ValueError(f"crop_images needs {label} >= 0 (the crop is larger than the "
-                             f"image), got {label}={value}")
-    return restore(slice_op(x, [0, top_cropping, left_cropping, 0],
-                            [x.shape[0], target_height, target_width, x.shape[-1]]))
+    top, _, height = _side("crop_images", "height", top_cropping, bottom_cropping,
+                           target_height, x.shape[1], grow=False)
+    left, _, width = _side("crop_images", "width", left_cropping, right_cropping,
+                           target_width, x.shape[2], grow=False)
+    return restore(slice_op(x, [0, top, left, 0], [x.shape[0], height, width, x.shape[-1]]))

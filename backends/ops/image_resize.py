@@ -11,7 +11,7 @@ import numpy as np
 
 from .conversion import cast, convert_to_numpy, convert_to_tensor, saturate_cast
 from .elementwise import round as round_op
-from .image import to_batch
+from .image import check_choice, to_batch
 from .products import tensordot
 from .shape import getitem, moveaxis, pad, take
 
@@ -159,9 +159,7 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
     if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"resize needs size, a tuple (height, width) of 2 positive ints, "
                          f"got size={size!r}")
-    if interpolation not in RESIZE_INTERPOLATIONS:
-        raise ValueError(f"resize needs interpolation in {RESIZE_INTERPOLATIONS}, got "
-                         f"interpolation={interpolation!r}")
+    check_choice("resize", "interpolation", interpolation, RESIZE_INTERPOLATIONS)
     if fill_mode != "constant":
         raise ValueError(f"resize supports only fill_mode 'constant', got "
                          f"fill_mode={fill_mode!r}")
@@ -209,9 +207,7 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
         ...                     [-0.5, -0.5], (0, 1), "linear")[0]
         [0.0, 0.5, 1.0, 1.5, 2.0]
     """
-    if method not in SCALE_AND_TRANSLATE_METHODS:
-        raise ValueError(f"scale_and_translate needs method in "
-                         f"{SCALE_AND_TRANSLATE_METHODS}, got method={method!r}")
+    check_choice("scale_and_translate", "method", method, SCALE_AND_TRANSLATE_METHODS)
     x = convert_to_tensor(images)
     scale = np.asarray(convert_to_numpy(scale), dtype=float).reshape(-1)
     translation = np.asarray(convert_to_numpy(translation), dtype=float).reshape(-1)

@@ -12,7 +12,7 @@ import numpy as np
 from ..random import normal
 from .conversion import cast, convert_to_numpy, convert_to_tensor
 from .core import xp
-from .image import check_data_format, to_batch
+from .image import check_choice, check_data_format, to_batch
 from .image_filters import gaussian_blur
 from .logic import where
 from .shape import reshape, take
@@ -98,11 +98,8 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
         raise ValueError(f"map_coordinates needs coordinates with one row per input axis "
                          f"({x.ndim}), got {len(coordinates)} rows for inputs.shape="
                          f"{tuple(x.shape)}")
-    if fill_mode not in MAP_COORDINATES_FILL_MODES:
-        raise ValueError(f"map_coordinates needs fill_mode in {MAP_COORDINATES_FILL_MODES}, "
-                         f"got fill_mode={fill_mode!r}")
-    if order not in (0, 1):
-        raise ValueError(f"map_coordinates needs order 0 or 1, got order={order!r}")
+    check_choice("map_coordinates", "fill_mode", fill_mode, MAP_COORDINATES_FILL_MODES)
+    check_choice("map_coordinates", "order", order, (0, 1))
     if order == 0:
         coordinates = [_round_half_up(c) for c in coordinates]
     return sample(reshape(x, (-1,)), tuple(x.shape), coordinates, order, fill_mode,
@@ -125,9 +122,7 @@ def _projective_sample(name, images, transforms, interpolation, fill_mode, fill_
                        data_format, round_half_away):
     """``images`` sampled at ``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)``,
     ``k = c0 x + c1 y + 1``, one 8-parameter transform per image."""
-    if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError(f"{name} needs interpolation in {tuple(AFFINE_INTERPOLATIONS)}, got "
-                         f"interpolation={interpolation!r}")
+    check_choice(name, "interpolation", interpolation, AFFINE_INTERPOLATIONS)
     x, restore = to_batch(name, images, data_format)
     batch, height, width, channels = x.shape
     t = xp().asarray(np.asarray(transforms, dtype=np.float32).reshape(-1, 8))
@@ -174,9 +169,7 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
         >>> affine_transform(np.ones((4, 4, 1)), [1, 0, -2, 0, 1, 0, 0, 0])[0, :, 0]
         [0.0, 0.0, 1.0, 1.0]
     """
-    if fill_mode not in MAP_COORDINATES_FILL_MODES:
-        raise ValueError(f"affine_transform needs fill_mode in {MAP_COORDINATES_FILL_MODES}, "
-                         f"got fill_mode={fill_mode!r}")
+    check_choice("affine_transform", "fill_mode", fill_mode, MAP_COORDINATES_FILL_MODES)
     t = np.asarray(convert_to_numpy(transform), dtype=np.float32)
     if t.ndim not in (1, 2) or t.shape[-1] != 8:
         raise ValueError(f"affine_transform needs transform of shape (8,) or (batch, 8), got "
@@ -241,12 +234,8 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
         (8, 8, 3)
     """
     check_data_format("elastic_transform", data_format)
-    if interpolation not in AFFINE_INTERPOLATIONS:
-        raise ValueError(f"elastic_transform needs interpolation in "
-                         f"{tuple(AFFINE_INTERPOLATIONS)}, got interpolation={interpolation!r}")
-    if fill_mode not in MAP_COORDINATES_FILL_MODES:
-        raise ValueError(f"elastic_transform needs fill_mode in "
-                         f"{MAP_COORDINATES_FILL_MODES}, got fill_mode={fill_mode!r}")
+    check_choice("elastic_transform", "interpolation", interpolation, AFFINE_INTERPOLATIONS)
+    check_choice("elastic_transform", "fill_mode", fill_mode, MAP_COORDINATES_FILL_MODES)
     x, restore = to_batch("elastic_transform", images, data_format)
     batch, height, width, channels = x.shape
     dtype = np.dtype(x.dtype) if np.dtype(x.dtype).kind == "f" else np.dtype("float32")
