@@ -12,7 +12,7 @@ import numpy as np
 from ..random import normal
 from .conversion import cast, convert_to_numpy, convert_to_tensor
 from .core import xp
-from .image import check_choice, check_data_format, to_batch
+from .image import check_choice, to_batch
 from .image_filters import gaussian_blur
 from .logic import where
 from .shape import reshape, take
@@ -74,6 +74,16 @@ def sample(table, sizes, positions, order, fill_mode, fill_value, base=0):
     return total
 
 
+def _sample_batch(x, in_y, in_x, order, fill_mode, fill_value):
+    """The NHWC batch ``x`` read at ``(in_y, in_x)`` (``(batch, H', W')`` each), in its
+    dtype."""
+    batch, height, width, channels = x.shape
+    base = (xp().arange(batch) * (height * width))[:, None, None]
+    out = sample(reshape(x, (-1, channels)), (height, width), (in_y, in_x), order, fill_mode,
+                 fill_value, base)
+    return cast(out, np.dtype(x.dtype).name)
+
+
 def _round_half_up(position):
     return xp().floor(position + 0.5)
 
@@ -124,7 +134,7 @@ def _projective_sample(name, images, transforms, interpolation, fill_mode, fill_
     ``k = c0 x + c1 y + 1``, one 8-parameter transform per image."""
     check_choice(name, "interpolation", interpolation, AFFINE_INTERPOLATIONS)
     x, restore = to_batch(name, images, data_format)
-    batch, height, width, channels = x.shape
+    batch, height, width, _ = x.shape
     t = xp().asarray(np.asarray(transforms, dtype=np.float32).reshape(-1, 8))
     if t.shape[0] not in (1, batch):
         raise ValueError(f"{name} needs one transform or one per image ({batch}), got "
@@ -137,9 +147,7 @@ def _projective_sample(name, images, transforms, interpolation, fill_mode, fill_
         k = xp().where(k == 0, np.float32(np.nan), k)
         in_x = (t[:, 0] * xs + t[:, 1] * y + t[:, 2]) / k
         in_y = (t[:, 3] * xs + t[:, 4] * y + t[:, 5]) / k
-    in_y, in_x = xp().broadcast_arrays(in_y, in_x)
-    in_y = in_y + xp().zeros((batch, 1, 1), dtype=np.float32)
-    in_x = in_x + xp().zeros((batch, 1, 1), dtype=np.float32)
+    in_y, in_x = (xp().broadcast_to(p, (batch, height, width)) for p in (in_y, in_x))
     if fill_mode == "wrap":
         in_y, in_x = _tf_wrap(in_y, height), _tf_wrap(in_x, width)
         fill_mode = "constant"
@@ -149,10 +157,7 @@ def _projective_sample(name, images, transforms, interpolation, fill_mode, fill_
             in_y, in_x = [xp().sign(p) * xp().floor(xp().abs(p) + 0.5) for p in (in_y, in_x)]
         else:
             in_y, in_x = _round_half_up(in_y), _round_half_up(in_x)
-    base = (xp().arange(batch) * (height * width))[:, None, None]
-    out = sample(reshape(x, (-1, channels)), (height, width), (in_y, in_x), order,
-                 fill_mode, fill_value, base)
-    return restore(cast(out, np.dtype(x.dtype).name))
+    return restore(_sample_batch(x, in_y, in_x, order, fill_mode, fill_value))
 
 
 def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
@@ -233,11 +238,10 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
         >>> elastic_transform(np.ones((8, 8, 3)), seed=1).shape
         (8, 8, 3)
     """
-    check_data_format("elastic_transform", data_format)
     check_choice("elastic_transform", "interpolation", interpolation, AFFINE_INTERPOLATIONS)
     check_choice("elastic_transform", "fill_mode", fill_mode, MAP_COORDINATES_FILL_MODES)
     x, restore = to_batch("elastic_transform", images, data_format)
-    batch, height, width, channels = x.shape
+    batch, height, width, _ = x.shape
     dtype = np.dtype(x.dtype) if np.dtype(x.dtype).kind == "f" else np.dtype("float32")
     size = int(6 * sigma) | 1
     noise = normal((batch, height, width, 2), stddev=float(sigma), dtype=dtype.name,
@@ -248,7 +252,5 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
     in_y, in_x = y + field[..., 1], xs + field[..., 0]
     if AFFINE_INTERPOLATIONS[interpolation] == 0:
         in_y, in_x = _round_half_up(in_y), _round_half_up(in_x)
-    base = (xp().arange(batch) * (height * width))[:, None, None]
-    out = sample(reshape(x, (-1, channels)), (height, width), (in_y, in_x),
-                 AFFINE_INTERPOLATIONS[interpolation], fill_mode, fill_value, base)
-    return restore(cast(out, np.dtype(x.dtype).name))
+    return restore(_sample_batch(x, in_y, in_x, AFFINE_INTERPOLATIONS[interpolation],
+                                 fill_mode, fill_value))
