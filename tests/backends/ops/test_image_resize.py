@@ -148,3 +148,10 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="method"):
         ops.image.scale_and_translate(X, (1, 2, 2, 1), [1, 1], [0, 0], (1, 2), "area")
     assert isinstance(ops.image.resize(lamina.Tensor(X), (2, 2)), lamina.Tensor)
+
+
+def test_gradients_through_the_aspect_ratio_crop_and_pad(check_op):
+    x = np.random.default_rng(3).random((1, 4, 6, 1))
+    check_op(lambda image: ops.image.resize(image, (3, 3), crop_to_aspect_ratio=True), [x])
+    check_op(lambda image: ops.image.resize(image, (4, 2), "bicubic", pad_to_aspect_ratio=True,
+                                            fill_value=0.5), [x])
