@@ -4,6 +4,7 @@ or a batch)."""
 
 import math
 
+from .. import state
 from .conv import conv
 from .conversion import convert_to_tensor
 from .creation import eye
@@ -14,10 +15,10 @@ DATA_FORMATS = ("channels_last", "channels_first")
 
 
 def check_data_format(name, data_format):
-    """Keras' ``data_format`` (``None``: ``"channels_last"``), else a ValueError naming
-    the op ``name``."""
+    """Keras' ``data_format`` (``None``: ``lamina.config.image_data_format()``), else a
+    ValueError naming the op ``name``."""
     if data_format is None:
-        return "channels_last"
+        return state.image_data_format()
     if data_format not in DATA_FORMATS:
         raise ValueError(f"{name} needs data_format 'channels_last' or 'channels_first', "
                          f"got data_format={data_format!r}")

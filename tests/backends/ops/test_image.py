@@ -101,3 +101,14 @@ def test_the_namespace_has_every_keras_image_op():
                    "rgb_to_hsv", "scale_and_translate", "sobel_edges", "ssim"]  # Keras 3.15
     assert sorted(lamina.ops.image.__all__) == keras_names
     assert all(callable(getattr(lamina.ops.image, name)) for name in keras_names)
+
+
+def test_data_format_none_is_the_configured_image_data_format():
+    # Keras: the image ops' data_format=None reads keras.config.image_data_format().
+    images = np.arange(2 * 3 * 4 * 5, dtype="float32").reshape(2, 3, 4, 5)
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        cropped = ops.image.crop_images(images, 1, 1, target_height=2, target_width=3)
+    finally:
+        lamina.config.set_image_data_format("channels_last")
+    np.testing.assert_array_equal(ops.convert_to_numpy(cropped), images[:, :, 1:3, 1:4])
