@@ -36,6 +36,10 @@ NAMESPACES = {
     "saving": ("lamina.highlevel.saving", "load_model"),
     "utils": ("lamina.highlevel.utils", "to_categorical"),
     "wrappers": ("lamina.highlevel.wrappers", "SKLearnClassifier"),
+    "tree": ("lamina.backends.tree", "map_structure"),
+    "preprocessing": ("lamina.highlevel.utils", "timeseries_dataset_from_array"),
+    "preprocessing.image": ("lamina.highlevel.utils.image_resizing", "smart_resize"),
+    "preprocessing.sequence": ("lamina.highlevel.utils", "pad_sequences"),
 }
 
 
@@ -64,6 +68,11 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.ops import nn; nn.softmax",
     "from lamina.saving import load_model, save_model, CheckpointError",
     "from lamina.callbacks import Callback, EarlyStopping",
+    "import lamina as keras; keras.tree.flatten({'b': 1, 'a': 2}) == [2, 1] or exit(1)",
+    "from lamina.preprocessing.image import load_img, img_to_array, smart_resize",
+    "from lamina.preprocessing.sequence import pad_sequences",
+    "from lamina.preprocessing import image_dataset_from_directory",
+    "from lamina.models import save_model, load_model",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)
@@ -108,3 +117,16 @@ def test_setup_finds_every_package_folder():
         if folder != ROOT and "__init__.py" in files:
             found.add("lamina." + os.path.relpath(folder, ROOT).replace(os.sep, "."))
     assert listed == found
+
+
+def test_models_save_model_writes_what_load_model_reads(tmp_path):
+    import numpy as np
+
+    model = lamina.Sequential([lamina.layers.Input((3,)), lamina.layers.Dense(2)])
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    for name in ("m.keras", "m.h5"):
+        lamina.models.save_model(model, tmp_path / name)
+        np.testing.assert_allclose(lamina.models.load_model(tmp_path / name).predict(x, verbose=0),
+                                   model.predict(x, verbose=0))
+    with pytest.raises(FileExistsError):
+        lamina.models.save_model(model, tmp_path / "m.keras", overwrite=False)
