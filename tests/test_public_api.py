@@ -73,6 +73,9 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.preprocessing.sequence import pad_sequences",
     "from lamina.preprocessing import image_dataset_from_directory",
     "from lamina.models import save_model, load_model",
+    "from lamina.utils import Config, get_file",
+    "from lamina.callbacks import SwapEMAWeights",
+    "from lamina.optimizers.schedules import CosineDecayRestarts",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)

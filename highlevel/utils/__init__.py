@@ -3,8 +3,10 @@
 from ...backends.random import set_random_seed
 from ..callbacks.progbar import Progbar
 from .array_batches import ArrayBatches
+from .config_dict import Config
 from .dataset_split import split_dataset
 from .directory_datasets import image_dataset_from_directory, text_dataset_from_directory
+from .file_download import get_file
 from .image_io import array_to_img, img_to_array, load_img, save_img
 from .keras_tensors import (clear_session, get_source_inputs, is_keras_tensor,
                             pack_x_y_sample_weight, standardize_dtype,
@@ -29,4 +31,5 @@ __all__ = ["ArrayBatches", "CustomObjectScope", "Progbar", "PyDataset", "Sequenc
            "image_dataset_from_directory", "img_to_array", "load_img", "model_to_dot",
            "normalize", "pad_sequences", "plot_history", "plot_model", "save_img",
            "set_random_seed", "split_dataset", "text_dataset_from_directory",
-           "timeseries_dataset_from_array", "to_categorical"]
+           "timeseries_dataset_from_array", "to_categorical",
+           "Config", "get_file"]
