@@ -76,6 +76,7 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.utils import Config, get_file",
     "from lamina.callbacks import SwapEMAWeights",
     "from lamina.optimizers.schedules import CosineDecayRestarts",
+    "import lamina as keras; keras.optimizers.get('lamb').__class__.__name__ == 'Lamb' or exit(1)",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)

@@ -61,10 +61,5 @@ class SwapEMAWeights(Callback):
         if self._ema_weights_in_model:
             self._swap(False)
 
-    def on_predict_begin(self, logs=None):
-        if not self._ema_weights_in_model:
-            self._swap(True)
-
-    def on_predict_end(self, logs=None):
-        if self._ema_weights_in_model:
-            self._swap(False)
+    on_predict_begin = on_test_begin     # predict, too, runs with the EMA weights
+    on_predict_end = on_test_end
