@@ -2,7 +2,7 @@
 
 One module per optimizer, each with its own update rule (``sgd``, ``adam``, ``adamw``,
 ``rmsprop``, ``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``,
-``adafactor``, ``lamb``) on the base class of ``optimizer`` (Nadam and Adamax through
+``adafactor``, ``lamb``) on the base class of ``optimizer`` (Nadam, Adamax and Lamb through
 ``moments``); ``lookup`` resolves names and configs. A new optimizer is a new module that subclasses :class:`Optimizer`, registers
 itself in ``OPTIMIZERS`` and is imported here.
 """

@@ -1,35 +1,20 @@
 """``Lamb`` (layer-wise adaptive moments, You et al. 2019), as ``keras.optimizers.Lamb``."""
 
 from ...backends import state
-from .optimizer import OPTIMIZERS, Optimizer
+from .moments import MomentOptimizer
+from .optimizer import OPTIMIZERS
 
 
 @OPTIMIZERS.register("lamb")
-class Lamb(Optimizer):
+class Lamb(MomentOptimizer):
     """Lamb (Keras' form): Adam's bias-corrected step ``u = m_hat / (sqrt(v_hat) + eps)``
     scaled per variable by the trust ratio ``||w|| / ||u||`` (1 when either norm is 0):
-    ``w -= ratio * lr * u``.
-
-    Args:
-        learning_rate: a float or a schedule.
-        beta_1, beta_2: decay rates of the first and second moment estimates.
-        epsilon: added to the square root of the second moment.
-        weight_decay, clipnorm, clipvalue, global_clipnorm, name, and the base class'
-            ``use_ema``, ``ema_momentum``, ... as every optimizer.
-    """
+    ``w -= ratio * lr * u``. Arguments as Keras: ``learning_rate=0.001, beta_1=0.9,
+    beta_2=0.999, epsilon=1e-7`` and the base options (``weight_decay``, ``clipnorm``,
+    ``use_ema``, ...)."""
 
     slot_names = ("momentum", "velocity")
     packable = False     # the trust ratio's norms are per variable: never one flat buffer
-
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name=None, **kwargs):
-        super().__init__(learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
-                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, name=name,
-                         **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
 
     def update_rule(self, variable, gradient, slots, lr, step, decay):
         if decay:
@@ -50,7 +35,3 @@ class Lamb(Optimizer):
         ratio = xp.where(usable, w_norm / xp.where(usable, u_norm, 1.0), 1.0)
         update *= ratio * lr
         variable -= update
-
-    def get_config(self):
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2,
-                "epsilon": self.epsilon}
