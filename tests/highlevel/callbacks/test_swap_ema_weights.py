@@ -74,3 +74,13 @@ def test_an_optimizer_without_ema_is_rejected():
     model = make_model(use_ema=False)
     with pytest.raises(ValueError, match="use_ema=True"):
         model.evaluate(XV, YV, verbose=0, callbacks=[keras.callbacks.SwapEMAWeights()])
+
+
+def test_the_inner_optimizer_of_a_loss_scale_optimizer_is_swapped():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.set_weights([KERNEL, np.zeros(1, "float32")])
+    model.compile(keras.optimizers.LossScaleOptimizer(
+        keras.optimizers.SGD(0.1, use_ema=True, ema_momentum=0.9)), "mse")
+    history = model.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0,
+                        validation_data=(XV, YV), callbacks=[keras.callbacks.SwapEMAWeights()])
+    np.testing.assert_allclose(history.history["val_loss"], KERAS_VAL_LOSS, rtol=1e-5)
