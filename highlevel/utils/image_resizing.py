@@ -4,9 +4,9 @@ the target's aspect ratio, then a resize)."""
 
 import numpy as np
 
-from ...backends.autodiff import Tensor, as_engine_array
-from ...layers.preprocessing.image_ops import RESIZE_INTERPOLATIONS
-from ...layers.preprocessing.image_resizing import smart_resize as resize_batch
+from ...backends.autodiff import Tensor
+from ...backends.ops.conversion import convert_to_numpy
+from ...backends.ops.image_resize import RESIZE_INTERPOLATIONS, resize
 
 DATA_FORMATS = ("channels_last", "channels_first")
 
@@ -16,7 +16,8 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
 
     The largest centered crop of ``x`` with the aspect ratio of ``size`` is taken (for
     ``size=(200, 200)`` and a ``(340, 500)`` image, a ``(340, 340)`` crop centered along the
-    width), then resized to ``size`` (TensorFlow's resize kernels, as ``ops.image.resize``).
+    width), then resized to ``size`` (``ops.image.resize`` with
+    ``crop_to_aspect_ratio=True``).
 
     Args:
         x: an image ``(height, width, channels)`` or a batch ``(batch, height, width,
@@ -39,23 +40,11 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
     if data_format not in DATA_FORMATS:
         raise ValueError(f"smart_resize: data_format must be one of {DATA_FORMATS}, got "
                          f"{data_format!r}")
-    images = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
-    if images.ndim not in (3, 4):
+    shape = tuple(x.shape) if isinstance(x, Tensor) else np.shape(x)
+    if len(shape) not in (3, 4):
         raise ValueError("Expected an image array with shape `(height, width, channels)`, "
                          "or `(batch_size, height, width, channels)`, but got input with "
-                         f"incorrect rank, of shape {images.shape}.")
-    batch = images if images.ndim == 4 else images[None]
-    if data_format == "channels_first":
-        batch = batch.transpose(0, 2, 3, 1)
-    dtype = batch.dtype
-    if dtype.kind != "f":
-        batch = batch.astype(np.float32)
-    resized = resize_batch(batch, int(size[0]), int(size[1]), interpolation)
-    if dtype.kind in "iu":
-        limits = np.iinfo(dtype)
-        resized = np.clip(np.round(resized), limits.min, limits.max)
-    resized = resized.astype(dtype)
-    if data_format == "channels_first":
-        resized = resized.transpose(0, 3, 1, 2)
-    resized = resized if images.ndim == 4 else resized[0]
-    return Tensor(as_engine_array(resized)) if isinstance(x, Tensor) else resized
+                         f"incorrect rank, of shape {shape}.")
+    resized = resize(x, (int(size[0]), int(size[1])), interpolation=interpolation,
+                     crop_to_aspect_ratio=True, data_format=data_format)
+    return resized if isinstance(x, Tensor) else convert_to_numpy(resized)
