@@ -44,6 +44,7 @@ from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, 
 from .rnn.bidirectional import Bidirectional
 from .rnn.rnn import GRU, LSTM, RNN, SimpleRNN
 from .rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
+from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .reshaping import (Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSampling2D,
                         UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 from .wrappers import TimeDistributed

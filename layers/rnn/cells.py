@@ -25,6 +25,28 @@ def fused_activation_name(layer, activation, argument):
     return name
 
 
+def dropout_keep_mask(stream, shape, rate, dtype):
+    """A constant ``dtype`` mask of ``shape`` (axis 0 the batch): zeros at a fraction
+    ``rate``, the rest ``1 / (1 - rate)``, drawn from the SeededStream ``stream``."""
+    backend = state.backend()
+    keep = draw_rows(lambda size: backend.random_uniform(stream.generator(), size, dtype),
+                     shape) >= rate
+    return keep.astype(dtype) * (1.0 / (1.0 - rate))
+
+
+def forget_bias_initializer(base, units, default_dtype):
+    """The fused ``[i|f|c|o]`` bias initializer of ``unit_forget_bias=True``: ``base``
+    everywhere but ones for the forget gate."""
+    xp = state.backend().xp
+
+    def initializer(shape, dtype=None):
+        dtype = dtype or default_dtype
+        return xp.concatenate([base((units,), dtype=dtype), xp.ones((units,), dtype=dtype),
+                               base((2 * units,), dtype=dtype)])
+
+    return initializer
+
+
 def nest_weight_paths(parent, child):
     """Prefix the weight paths of ``child`` with ``parent``'s name, as Keras names
     variables of nested layers (``lstm/lstm_cell/kernel``)."""
@@ -117,11 +139,8 @@ class FusedCell(Layer):
         """A (batch, units) mask scaling the state before the recurrent GEMM, or None."""
         if not training or self.recurrent_dropout == 0.0:
             return None
-        backend = state.backend()
-        keep = draw_rows(lambda shape: backend.random_uniform(
-            self._random_generator(), shape, self.dtype), (batch, self.units)) \
-            >= self.recurrent_dropout
-        return keep.astype(self.dtype) * (1.0 / (1.0 - self.recurrent_dropout))
+        return dropout_keep_mask(self._stream, (batch, self.units), self.recurrent_dropout,
+                                 self.dtype)
 
     # ------------------------------------------------------------------ running
     def get_initial_state(self, batch_size):
@@ -201,15 +220,7 @@ class LSTMCell(FusedCell):
     def _bias_initializer(self):
         if not self.unit_forget_bias:
             return self.bias_initializer
-        units, base = self.units, self.bias_initializer
-        xp = state.backend().xp
-
-        def initializer(shape, dtype=None):
-            return xp.concatenate([base((units,), dtype=dtype),
-                                   xp.ones((units,), dtype=dtype or self.dtype),
-                                   base((2 * units,), dtype=dtype)])
-
-        return initializer
+        return forget_bias_initializer(self.bias_initializer, self.units, self.dtype)
 
     def run_sequence(self, sequences, states, mask=None, go_backwards=False,
                      recurrent_mask=None):
