@@ -25,6 +25,24 @@ def fused_activation_name(layer, activation, argument):
     return name
 
 
+def store_cell_options(cell, kernel, recurrent, bias, dropout_options):
+    """Check and keep what every recurrent cell takes: the (initializer, regularizer,
+    constraint) of its ``kernel``, ``recurrent`` and ``bias`` weights, and the
+    ``(dropout, recurrent_dropout, seed)`` of its dropout (rates in [0, 1); the seed of
+    the stream its masks are drawn from)."""
+    dropout, recurrent_dropout, seed = dropout_options
+    for argument, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+        if not 0.0 <= rate < 1.0:
+            raise ValueError(f"Layer '{cell.name}' ({type(cell).__name__}) needs "
+                             f"{argument} in [0, 1), got {rate!r}")
+    for family, options in (("kernel", kernel), ("recurrent", recurrent), ("bias", bias)):
+        weight_options.store(cell, family, *options)
+    cell.dropout = float(dropout)
+    cell.recurrent_dropout = float(recurrent_dropout)
+    cell.seed = seed
+    cell.dropout_stream = SeededStream(seed)
+
+
 def dropout_keep_mask(stream, shape, rate, dtype):
     """A constant ``dtype`` mask of ``shape`` (axis 0 the batch): zeros at a fraction
     ``rate``, the rest ``1 / (1 - rate)``, drawn from the SeededStream ``stream``."""
@@ -73,22 +91,13 @@ class FusedCell(Layer):
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs a positive "
                              f"int units, got {units!r}")
-        for argument, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not 0.0 <= rate < 1.0:
-                raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs "
-                                 f"{argument} in [0, 1), got {rate!r}")
+        store_cell_options(self, (kernel_initializer, kernel_regularizer, kernel_constraint),
+                           (recurrent_initializer, recurrent_regularizer, recurrent_constraint),
+                           (bias_initializer, bias_regularizer, bias_constraint),
+                           (dropout, recurrent_dropout, seed))
         self.units = units
         self.activation = fused_activation_name(self, activation, "activation")
         self.use_bias = bool(use_bias)
-        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
-                             kernel_constraint)
-        weight_options.store(self, "recurrent", recurrent_initializer, recurrent_regularizer,
-                             recurrent_constraint)
-        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
-        self.seed = seed
-        self._stream = SeededStream(seed)
 
     @property
     def state_size(self):
@@ -125,7 +134,7 @@ class FusedCell(Layer):
 
     # ------------------------------------------------------------------ dropout
     def _random_generator(self):
-        return self._stream.generator()
+        return self.dropout_stream.generator()
 
     def dropped_inputs(self, sequences, training):
         """Input dropout with one mask per sequence (the same for every step, as Keras)."""
@@ -139,8 +148,8 @@ class FusedCell(Layer):
         """A (batch, units) mask scaling the state before the recurrent GEMM, or None."""
         if not training or self.recurrent_dropout == 0.0:
             return None
-        return dropout_keep_mask(self._stream, (batch, self.units), self.recurrent_dropout,
-                                 self.dtype)
+        return dropout_keep_mask(self.dropout_stream, (batch, self.units),
+                                 self.recurrent_dropout, self.dtype)
 
     # ------------------------------------------------------------------ running
     def get_initial_state(self, batch_size):

@@ -17,14 +17,14 @@ Example:
 
 from ...backends import ops, state
 from ...backends.ops.conv import conv_output_length
-from ...backends.random import SeededStream
 from ..arguments import check_data_format, check_padding, layer_error, positive_tuple
 from ..base import InputSpec, LAYERS, Layer
 from ..channels import channels_last_shape, layout_shape
 from ..options import activations as activations_module
 from ..options import weight_options
-from .cells import dropout_keep_mask, forget_bias_initializer, nest_weight_paths
-from .rnn import _BuiltinRNN
+from .cells import (dropout_keep_mask, forget_bias_initializer, nest_weight_paths,
+                    store_cell_options)
+from .rnn import BuiltinRNN
 
 _GATES = 4
 
@@ -59,22 +59,14 @@ class ConvLSTMCell(Layer):
             raise layer_error(self, "does not support strides > 1 with dilation_rate > 1, got "
                                     f"strides={self.strides} and "
                                     f"dilation_rate={self.dilation_rate}")
-        for argument, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not 0.0 <= rate < 1.0:
-                raise layer_error(self, f"needs {argument} in [0, 1), got {rate!r}")
+        store_cell_options(self, (kernel_initializer, kernel_regularizer, kernel_constraint),
+                           (recurrent_initializer, recurrent_regularizer, recurrent_constraint),
+                           (bias_initializer, bias_regularizer, bias_constraint),
+                           (dropout, recurrent_dropout, seed))
         self.activation = activations_module.get(activation)
         self.recurrent_activation = activations_module.get(recurrent_activation)
         self.use_bias = bool(use_bias)
-        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
-                             kernel_constraint)
-        weight_options.store(self, "recurrent", recurrent_initializer, recurrent_regularizer,
-                             recurrent_constraint)
-        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
         self.unit_forget_bias = bool(unit_forget_bias)
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
-        self.seed = seed
-        self._stream = SeededStream(seed)
         self.state_shape = None
         self.reset_dropout_mask()
 
@@ -127,8 +119,8 @@ class ConvLSTMCell(Layer):
         if not training or rate == 0.0:
             return None
         if kind not in self._masks:
-            self._masks[kind] = [dropout_keep_mask(self._stream, shape, rate, self.dtype)
-                                 for _ in range(_GATES)]
+            self._masks[kind] = [dropout_keep_mask(self.dropout_stream, shape, rate,
+                                                   self.dtype) for _ in range(_GATES)]
         return self._masks[kind]
 
     # ------------------------------------------------------------------ running
@@ -181,7 +173,7 @@ class ConvLSTMCell(Layer):
                 "recurrent_dropout": self.recurrent_dropout, "seed": self.seed}
 
 
-class ConvLSTM(_BuiltinRNN):
+class ConvLSTM(BuiltinRNN):
     """What ConvLSTM1D/2D/3D share (subclasses set ``rank``): the RNN over a
     ``ConvLSTMCell``, its arguments the layer's own.
 
@@ -193,7 +185,7 @@ class ConvLSTM(_BuiltinRNN):
     """
 
     rank = 2
-    cell_attributes = _BuiltinRNN.cell_attributes | {
+    cell_attributes = BuiltinRNN.cell_attributes | {
         "filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate"}
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
@@ -206,19 +198,14 @@ class ConvLSTM(_BuiltinRNN):
                  recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
                  go_backwards=False, stateful=False, unroll=False, zero_output_for_mask=False,
                  name=None, trainable=True, dtype=None, input_shape=None):
-        def make_cell():
+        def make_cell():   # the cell's arguments, in its signature's order
             return ConvLSTMCell(
-                self.rank, filters, kernel_size, strides=strides, padding=padding,
-                data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                recurrent_activation=recurrent_activation, use_bias=use_bias,
-                kernel_initializer=kernel_initializer,
-                recurrent_initializer=recurrent_initializer, bias_initializer=bias_initializer,
-                unit_forget_bias=unit_forget_bias, kernel_regularizer=kernel_regularizer,
-                recurrent_regularizer=recurrent_regularizer, bias_regularizer=bias_regularizer,
-                kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
-                bias_constraint=bias_constraint, dropout=dropout,
-                recurrent_dropout=recurrent_dropout, seed=seed, name="conv_lstm_cell",
-                dtype=self.dtype_policy)
+                self.rank, filters, kernel_size, strides, padding, data_format, dilation_rate,
+                activation, recurrent_activation, use_bias, kernel_initializer,
+                recurrent_initializer, bias_initializer, unit_forget_bias, kernel_regularizer,
+                recurrent_regularizer, bias_regularizer, kernel_constraint,
+                recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed,
+                name="conv_lstm_cell", dtype=self.dtype_policy)
 
         super().__init__(make_cell, return_sequences, return_state, go_backwards, stateful,
                          unroll, zero_output_for_mask, activity_regularizer, name=name,

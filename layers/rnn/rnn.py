@@ -269,7 +269,7 @@ _CELL_ATTRIBUTES = frozenset((
     "kernel", "recurrent_kernel", "bias"))
 
 
-class _BuiltinRNN(RNN):
+class BuiltinRNN(RNN):
     """SimpleRNN, LSTM and GRU: a built-in cell whose arguments are the layer's own (read
     through to the cell, flattened into the config as Keras does)."""
 
@@ -290,7 +290,7 @@ class _BuiltinRNN(RNN):
 
 
 @LAYERS.register()
-class SimpleRNN(_BuiltinRNN):
+class SimpleRNN(BuiltinRNN):
     """Fully connected RNN: ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
     + bias)``. Weights: ``kernel`` (features, units), ``recurrent_kernel`` (units, units),
     ``bias`` (units,). See :class:`RNN` for the sequence arguments."""
@@ -321,7 +321,7 @@ class SimpleRNN(_BuiltinRNN):
 
 
 @LAYERS.register()
-class LSTM(_BuiltinRNN):
+class LSTM(BuiltinRNN):
     """Long short-term memory layer (Hochreiter & Schmidhuber, 1997), Keras 3's LSTM.
 
     Weights: ``kernel`` (features, 4u), ``recurrent_kernel`` (u, 4u), ``bias`` (4u,), gate
@@ -360,7 +360,7 @@ class LSTM(_BuiltinRNN):
 
 
 @LAYERS.register()
-class GRU(_BuiltinRNN):
+class GRU(BuiltinRNN):
     """Gated recurrent unit (Cho et al., 2014), Keras 3's GRU.
 
     Weights: ``kernel`` (features, 3u), ``recurrent_kernel`` (u, 3u), ``bias`` (2, 3u) with
