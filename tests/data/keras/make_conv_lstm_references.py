@@ -9,7 +9,8 @@
   ``layer.weights`` order) and Keras' outputs ``<id>/y0..`` (the output, then the states
   with ``return_state``); ``cases`` holds the JSON index with Keras' weight paths and
   config keys.
-* ``keras_conv_lstm2d.keras``: a small model with two ConvLSTM2D layers saved by Keras,
+* ``keras_conv_lstm2d.keras``: a small model with two ConvLSTM2D layers and an
+  AdaptiveAveragePooling2D saved by Keras,
   with its input and predictions under ``model/x`` and ``model/pred``.
 * The other direction: lamina (``--lamina-python``, with this script's ``--lamina-side``)
   loads the ``.keras`` file and saves it again in a temporary folder; Keras loads that and
@@ -83,6 +84,7 @@ def main():
     inputs = keras.Input((3, 6, 6, 1))
     h = keras.layers.ConvLSTM2D(4, 3, padding="same", return_sequences=True)(inputs)
     h = keras.layers.ConvLSTM2D(2, 2, strides=2, go_backwards=True)(h)
+    h = keras.layers.AdaptiveAveragePooling2D((2, 3))(h)
     outputs = keras.layers.Dense(1)(keras.layers.Flatten()(h))
     model = keras.Model(inputs, outputs)
     model.compile("adam", "mse")
