@@ -15,7 +15,7 @@ Example:
     ...                            layers.Conv2D(1, 1, activation="sigmoid")])
 """
 
-from ...backends import ops, state
+from ...backends import ops
 from ...backends.ops.conv import conv_output_length
 from ..arguments import check_data_format, check_padding, layer_error, positive_tuple
 from ..base import InputSpec, LAYERS, Layer
@@ -153,11 +153,6 @@ class ConvLSTMCell(Layer):
         if self.data_format == "channels_first":
             h, c = ops.transpose(h, to_first), ops.transpose(c, to_first)
         return h, [h, c]
-
-    def get_initial_state(self, batch_size):
-        """Zero ``[h, c]`` for ``batch_size`` sequences (after the cell is built)."""
-        zeros = state.backend().xp.zeros((batch_size, *self.state_shape), dtype=self.dtype)
-        return [ops.convert_to_tensor(zeros), ops.convert_to_tensor(zeros.copy())]
 
     def get_config(self):
         return {**super().get_config(), "filters": self.filters,
