@@ -120,7 +120,7 @@ class ConvLSTMCell(Layer):
             return None
         if kind not in self._masks:
             self._masks[kind] = [dropout_keep_mask(self.dropout_stream, shape, rate,
-                                                   self.dtype) for _ in range(_GATES)]
+                                                   self.compute_dtype) for _ in range(_GATES)]
         return self._masks[kind]
 
     # ------------------------------------------------------------------ running

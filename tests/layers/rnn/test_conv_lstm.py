@@ -133,6 +133,8 @@ def test_dropout_masks_only_in_training_fixed_per_sequence():
     masks = cell._gate_masks("input", 0.5, (2, 4, 4, 1), True)
     assert len(masks) == 4 and masks is cell._gate_masks("input", 0.5, (2, 4, 4, 1), True)
     assert set(np.unique(np.asarray(masks[0]))) <= {0.0, 2.0}
+    mixed = layers.ConvLSTM2D(2, 2, padding="same", dropout=0.5, dtype="mixed_float16")
+    assert mixed(x, training=True).dtype == np.float16 == mixed(x).dtype
 
 
 def test_learns_the_next_frame_of_a_moving_dot():
