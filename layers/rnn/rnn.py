@@ -101,6 +101,10 @@ class RNN(Layer):
         """The cell's state sizes, flattened (a stack of cells nests them per cell)."""
         return _flat(self.cell.state_size)
 
+    def state_shapes(self, batch):
+        """The shape of each state for a batch of ``batch`` sequences."""
+        return [(batch, size) for size in self.state_sizes()]
+
     def build(self, input_shape):
         features = input_shape[-1]
         if features is None:
@@ -123,8 +127,8 @@ class RNN(Layer):
                              "`stateful=True` in a RNN, the batch size must be static. "
                              f"Found dynamic batch size: sequence.shape={tuple(input_shape)}")
         zeros = state.backend().xp.zeros
-        self.states = [Variable(zeros((batch, size), dtype=self.dtype), trainable=False,
-                                name="rnn_state") for size in self.state_sizes()]
+        self.states = [Variable(zeros(shape, dtype=self.dtype), trainable=False,
+                                name="rnn_state") for shape in self.state_shapes(batch)]
         for variable in self.states:
             variable.path = f"{self.name}/rnn_state"
 
@@ -154,6 +158,8 @@ class RNN(Layer):
             sequence, last_output, final_states = self.cell.run_stack(   # StackedRNNCells
                 sequences, states, mask, self.go_backwards, training)
         else:
+            if hasattr(self.cell, "reset_dropout_mask"):   # one dropout mask per sequence
+                self.cell.reset_dropout_mask()
             sequence, last_output, final_states = self._run_cell_loop(
                 sequences, states, mask, training)
         if self.stateful:
@@ -165,7 +171,8 @@ class RNN(Layer):
                 keep = index_data(mask).astype(bool)
                 if self.go_backwards:
                     keep = keep[:, ::-1]
-                output = ops.multiply(output, keep[:, :, None].astype(output.dtype))
+                keep = keep.reshape(keep.shape + (1,) * (output.ndim - 2))
+                output = ops.multiply(output, keep.astype(output.dtype))
         else:
             output = last_output
         if self.return_state:
@@ -184,20 +191,20 @@ class RNN(Layer):
         return [wrap(variable.data.copy()) for variable in self.states]
 
     def _initial_states(self, initial_state, batch):
-        sizes = self.state_sizes()
+        shapes = self.state_shapes(batch)
         if initial_state is None:
-            return [None] * len(sizes)
+            return [None] * len(shapes)
         initial_state = _flat(initial_state)
-        if len(initial_state) != len(sizes):
-            raise ValueError(f"Layer '{self.name}' expects {len(sizes)} initial state(s), "
+        if len(initial_state) != len(shapes):
+            raise ValueError(f"Layer '{self.name}' expects {len(shapes)} initial state(s), "
                              f"got {len(initial_state)}")
         states = []
-        for value, size in zip(initial_state, sizes):
+        for value, shape in zip(initial_state, shapes):
             if not isinstance(value, Tensor):
                 value = Tensor(value, dtype=self.dtype)
-            if value.shape != (batch, size):
+            if value.shape != shape:
                 raise ValueError(f"Layer '{self.name}' expects initial states of shape "
-                                 f"{(batch, size)}, got {value.shape}")
+                                 f"{shape}, got {value.shape}")
             states.append(value)
         return states
 
@@ -205,8 +212,8 @@ class RNN(Layer):
         """Generic step-by-step loop for cells without a fused op (lamina.ops only)."""
         batch, steps = sequences.shape[0], sequences.shape[1]
         zeros = state.backend().xp.zeros
-        states = [zeros((batch, size), dtype=self.dtype) if s is None else s
-                  for s, size in zip(states, self.state_sizes())]
+        states = [zeros(shape, dtype=self.dtype) if s is None else s
+                  for s, shape in zip(states, self.state_shapes(batch))]
         keep = None if mask is None else index_data(mask).astype(bool)
         pieces = ops.split(sequences, steps, axis=1)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -216,7 +223,7 @@ class RNN(Layer):
                                            training=training)
             new_states = _flat(new_states)
             if keep is not None:
-                step_keep = keep[:, t:t + 1]
+                step_keep = keep[:, t].reshape((batch,) + (1,) * (states[0].ndim - 1))
                 if previous is None:     # Keras' loop starts from a zero output
                     previous = zeros(output.shape, dtype=output.dtype)
                 previous = output = ops.where(step_keep, output, previous)
@@ -273,13 +280,15 @@ _CELL_ATTRIBUTES = frozenset((
     "kernel", "recurrent_kernel", "bias"))
 
 
-class _BuiltinRNN(RNN):
+class BuiltinRNN(RNN):
     """SimpleRNN, LSTM and GRU: a built-in cell whose arguments are the layer's own (read
     through to the cell, flattened into the config as Keras does)."""
 
+    cell_attributes = _CELL_ATTRIBUTES
+
     def __getattr__(self, name):
         cell = self.__dict__.get("cell")
-        if name in _CELL_ATTRIBUTES and cell is not None:
+        if name in type(self).cell_attributes and cell is not None:
             return getattr(cell, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -292,7 +301,7 @@ class _BuiltinRNN(RNN):
 
 
 @LAYERS.register()
-class SimpleRNN(_BuiltinRNN):
+class SimpleRNN(BuiltinRNN):
     """Fully connected RNN: ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
     + bias)``. Weights: ``kernel`` (features, units), ``recurrent_kernel`` (units, units),
     ``bias`` (units,). See :class:`RNN` for the sequence arguments."""
@@ -323,7 +332,7 @@ class SimpleRNN(_BuiltinRNN):
 
 
 @LAYERS.register()
-class LSTM(_BuiltinRNN):
+class LSTM(BuiltinRNN):
     """Long short-term memory layer (Hochreiter & Schmidhuber, 1997), Keras 3's LSTM.
 
     Weights: ``kernel`` (features, 4u), ``recurrent_kernel`` (u, 4u), ``bias`` (4u,), gate
@@ -362,7 +371,7 @@ class LSTM(_BuiltinRNN):
 
 
 @LAYERS.register()
-class GRU(_BuiltinRNN):
+class GRU(BuiltinRNN):
     """Gated recurrent unit (Cho et al., 2014), Keras 3's GRU.
 
     Weights: ``kernel`` (features, 3u), ``recurrent_kernel`` (u, 3u), ``bias`` (2, 3u) with
