@@ -33,7 +33,9 @@ class SpectralNormalization(Wrapper):
     layer's with the new kernel; an all-zero kernel is left alone), then runs the layer;
     inference runs the layer as it is. Weights, as Keras: the kernel (the wrapper also
     holds it, so it is saved in both variable groups of a ``.keras`` file), ``vector_u``
-    (1, kernel.shape[-1]) non-trainable, then the wrapped layer's other weights.
+    (1, kernel.shape[-1]) non-trainable, then the wrapped layer's other weights. The
+    update reads one flag from the device (the all-zero check), so a ``jit_compile=True``
+    train step with this layer runs eagerly (with the compiled step's warning).
 
     Example:
         >>> sn = SpectralNormalization(Dense(10))
