@@ -398,6 +398,15 @@ LAYER_CASES.update({
         [layers.LSTMCell(3), layers.GRUCell(2)])), (4, 2)),
     "Pipeline": _one(lambda: layers.Pipeline([layers.Rescaling(0.5), layers.Dense(2)]), (3,)),
     "SpectralNormalization": _one(lambda: layers.SpectralNormalization(layers.Dense(3)), (4,)),
+    "AdaptiveAveragePooling1D": _one(lambda: layers.AdaptiveAveragePooling1D(3), (7, 2)),
+    "AdaptiveAveragePooling2D": _one(lambda: layers.AdaptiveAveragePooling2D((2, 3)), (5, 7, 2)),
+    "AdaptiveAveragePooling3D": _one(lambda: layers.AdaptiveAveragePooling3D(2), (3, 5, 4, 2)),
+    "AdaptiveMaxPooling1D": _one(lambda: layers.AdaptiveMaxPooling1D(3), (7, 2)),
+    "AdaptiveMaxPooling2D": _one(lambda: layers.AdaptiveMaxPooling2D((2, 3)), (5, 7, 2)),
+    "AdaptiveMaxPooling3D": _one(lambda: layers.AdaptiveMaxPooling3D(2), (3, 5, 4, 2)),
+    "ConvLSTM1D": _one(lambda: layers.ConvLSTM1D(2, 3, padding="same"), (3, 5, 2)),
+    "ConvLSTM2D": _one(lambda: layers.ConvLSTM2D(2, 3, return_sequences=True), (3, 5, 4, 2)),
+    "ConvLSTM3D": _one(lambda: layers.ConvLSTM3D(2, 2), (2, 3, 4, 3, 1)),
 })
 
 
