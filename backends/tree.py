@@ -94,6 +94,9 @@ def _flatten_into(structure, leaves):
         for key in _sorted_keys(structure):
             _flatten_into(structure[key], leaves)
         return
+    if not isinstance(structure, (tuple, deque, dict)):    # every other node kind is one
+        leaves.append(structure)
+        return
     node = _node(structure)
     if node is None:
         leaves.append(structure)
