@@ -149,17 +149,32 @@ def _dtype_of(operand):
     return type(operand) if dtype is None else dtype
 
 
-def promote(*operands, weak=None):
-    """The operands of an elementwise op cast to Keras' result dtype of them (and of
-    ``weak``, e.g. ``float`` for true division): engine arrays are cast where their dtype
-    differs, Python numbers stay (weakly typed, they take the arrays' dtype)."""
-    dtypes = tuple(map(_dtype_of, operands))
-    target = result_type(*dtypes, weak) if weak is not None else result_type(*dtypes)
+# Array kinds a weakly typed Python number takes the dtype of (``float32 * 2.0``,
+# ``int8 + 1``): Keras' lattice gives the array's dtype, so nothing is cast.
+_KEEPS_WEAK = {int: "fiuc", float: "fc"}
+
+
+def promote(a, b, weak=None):
+    """The operands of a binary elementwise op cast to Keras' result dtype of the two (and
+    of ``weak``, e.g. ``float`` for true division): engine arrays are cast where their
+    dtype differs, Python numbers stay (weakly typed, they take the arrays' dtype)."""
+    array, number = (a, b) if hasattr(a, "dtype") else (b, a)
+    kinds = _KEEPS_WEAK.get(type(number))
+    if kinds is not None and hasattr(array, "dtype") and array.dtype.kind in kinds and (
+            weak is None or array.dtype.kind in "fc"):
+        return a, b   # an array with a Python number of its kind: nothing to cast
+    dtypes = (_dtype_of(a), _dtype_of(b)) if weak is None else (_dtype_of(a), _dtype_of(b),
+                                                                 weak)
+    target = result_type(*dtypes)
     if target == "bfloat16":   # not a NumPy dtype: compute as NumPy would
-        return operands
-    return tuple(operand if getattr(operand, "dtype", target) == target
-                 else operand.astype(target) if hasattr(operand, "astype")
-                 else operand for operand in operands)
+        return a, b
+    return _cast(a, target), _cast(b, target)
+
+
+def _cast(operand, dtype):
+    if not hasattr(operand, "astype") or operand.dtype == dtype:
+        return operand   # a Python number stays weakly typed
+    return operand.astype(dtype)
 
 
 __all__ = ["promote", "result_type", "standardize_dtype"]

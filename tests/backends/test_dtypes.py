@@ -85,3 +85,13 @@ def test_gradients_flow_through_promoted_operands():
     (g,) = lamina.grad(ops.sum(ops.multiply(x, np.full((2, 2), 3, "int64"))), [x])
     assert g.dtype == "float32"
     np.testing.assert_allclose(np.asarray(g), 3.0)
+
+
+@pytest.mark.parametrize("layer", [layers.BatchNormalization, layers.LayerNormalization])
+def test_normalization_of_integer_images_is_float32(layer):
+    # Keras 3.15 (torch): float32 for uint8 input, as for Dense
+    x = np.arange(32, dtype="uint8").reshape(2, 4, 4, 1)
+    for training in (False, True):
+        out = layer()(x, training=training) if layer is layers.BatchNormalization \
+            else layer()(x)
+        assert out.dtype == "float32"
