@@ -171,10 +171,22 @@ def promote(a, b, weak=None):
     return _cast(a, target), _cast(b, target)
 
 
+def promote_all(arrays):
+    """A list of engine arrays (``concatenate``'s, ``stack``'s) cast to Keras' result dtype
+    of them when their dtypes differ; the same list when they agree."""
+    dtypes = {array.dtype for array in arrays}
+    if len(dtypes) < 2:
+        return arrays
+    target = result_type(*sorted(dtypes, key=str))
+    if target == "bfloat16":
+        return arrays
+    return [_cast(array, target) for array in arrays]
+
+
 def _cast(operand, dtype):
     if not hasattr(operand, "astype") or operand.dtype == dtype:
         return operand   # a Python number stays weakly typed
     return operand.astype(dtype)
 
 
-__all__ = ["promote", "result_type", "standardize_dtype"]
+__all__ = ["promote", "promote_all", "result_type", "standardize_dtype"]

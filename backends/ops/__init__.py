@@ -162,14 +162,8 @@ Tensor.reshape = lambda self, *shape_: reshape(
     self, shape_[0] if len(shape_) == 1 else shape_)
 Tensor.T = property(lambda self: transpose(self))
 # ``% // & | ^ ~`` as on the engines' own arrays (bitwise on integers, logical on booleans)
-Tensor.__mod__ = mod
-Tensor.__rmod__ = _swap(mod)
-Tensor.__floordiv__ = floor_divide
-Tensor.__rfloordiv__ = _swap(floor_divide)
-Tensor.__and__ = bitwise_and
-Tensor.__rand__ = _swap(bitwise_and)
-Tensor.__or__ = bitwise_or
-Tensor.__ror__ = _swap(bitwise_or)
-Tensor.__xor__ = bitwise_xor
-Tensor.__rxor__ = _swap(bitwise_xor)
+for _name, _op in (("mod", mod), ("floordiv", floor_divide), ("and", bitwise_and),
+                  ("or", bitwise_or), ("xor", bitwise_xor)):
+    setattr(Tensor, f"__{_name}__", _op)
+    setattr(Tensor, f"__r{_name}__", _swap(_op))
 Tensor.__invert__ = bitwise_invert

@@ -95,3 +95,15 @@ def test_normalization_of_integer_images_is_float32(layer):
         out = layer()(x, training=training) if layer is layers.BatchNormalization \
             else layer()(x)
         assert out.dtype == "float32"
+
+
+def test_where_concatenate_and_stack_promote_as_keras():
+    # Keras 3.15 (torch): float32, float32, uint8, float32, float16, int32, int16
+    c = np.array([True, False])
+    i32, f32, f16, u8, i64 = (np.ones(2, d) for d in ("int32", "float32", "float16",
+                                                       "uint8", "int64"))
+    got = [ops.where(c, i32, f32), ops.where(c, i32, 1.5), ops.where(c, u8, 1),
+           ops.concatenate([i32, f32]), ops.concatenate([i64, f16]), ops.stack([u8, i32]),
+           ops.concatenate([u8, np.ones(2, "int8")])]
+    assert [standardize_dtype(t.dtype) for t in got] == [
+        "float32", "float32", "uint8", "float32", "float16", "int32", "int16"]
