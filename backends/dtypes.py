@@ -1,5 +1,5 @@
-"""Dtype names and Keras 3's type promotion: :func:`standardize_dtype` and
-:func:`result_type`.
+"""Dtype names and Keras 3's type promotion: :func:`standardize_dtype`,
+:func:`is_float_dtype` / :func:`is_int_dtype` and :func:`result_type`.
 
 Keras does not promote as NumPy does. Its rules (``keras.backend.result_type``, after
 JAX's) are a lattice::
@@ -75,6 +75,18 @@ def standardize_dtype(dtype=None):
     except TypeError:
         raise ValueError(f"Invalid dtype: {dtype!r}") from None
     return "string" if canonical.kind in "USO" else canonical.name
+
+
+def is_float_dtype(dtype):
+    """Whether ``dtype`` (anything :func:`standardize_dtype` takes) is a float type, as
+    Keras' ``backend.is_float_dtype``."""
+    return standardize_dtype(dtype).startswith(("float", "bfloat"))
+
+
+def is_int_dtype(dtype):
+    """Whether ``dtype`` is a signed or unsigned integer type (``bool`` is not), as Keras'
+    ``backend.is_int_dtype``."""
+    return standardize_dtype(dtype).startswith(("int", "uint"))
 
 
 def _least_upper_bound(nodes):
@@ -189,4 +201,5 @@ def _cast(operand, dtype):
     return operand.astype(dtype)
 
 
-__all__ = ["promote", "promote_all", "result_type", "standardize_dtype"]
+__all__ = ["is_float_dtype", "is_int_dtype", "promote", "promote_all", "result_type",
+           "standardize_dtype"]

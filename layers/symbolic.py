@@ -10,7 +10,7 @@ from ..backends.autodiff import Tensor
 
 class SymbolicTensor:
     """A placeholder with a shape (batch axis ``None``) and dtype, produced by ``Input`` or
-    by calling a layer on symbolic tensors.
+    by calling a layer on symbolic tensors (``lamina.KerasTensor``, Keras' name).
 
     Attributes:
         shape: tuple of ints or ``None``.
@@ -25,7 +25,7 @@ class SymbolicTensor:
     # ``_keras_mask``: the symbolic mask a masking layer attached (as Keras' KerasTensor).
     __slots__ = ("shape", "dtype", "node", "index", "name", "_keras_mask")
 
-    def __init__(self, shape, dtype, node=None, index=0, name=None):
+    def __init__(self, shape, dtype="float32", node=None, index=0, name=None):
         self.shape = tuple(shape)
         self.dtype = dtype
         self.node = node

@@ -1,10 +1,12 @@
 """Small ``keras.utils`` helpers around symbolic tensors, data tuples and the session:
 ``clear_session``, ``get_source_inputs``, ``is_keras_tensor``,
-``pack_x_y_sample_weight`` / ``unpack_x_y_sample_weight`` and ``standardize_dtype``."""
+``pack_x_y_sample_weight`` / ``unpack_x_y_sample_weight``, ``standardize_dtype`` and
+``is_float_dtype`` / ``is_int_dtype``."""
 
 import gc
 
-from ...backends.dtypes import standardize_dtype  # noqa: F401  (keras.utils' name)
+from ...backends.dtypes import (is_float_dtype, is_int_dtype,  # noqa: F401  (Keras' names)
+                                standardize_dtype)
 from ...layers.naming import reset_names
 from ...layers.symbolic import SymbolicTensor
 
@@ -74,6 +76,7 @@ def unpack_x_y_sample_weight(data):
     return unpack_batch(tuple(data) if isinstance(data, list) else data)
 
 
-__all__ = ["clear_session", "get_source_inputs", "is_keras_tensor",
+__all__ = ["clear_session", "get_source_inputs", "is_float_dtype", "is_int_dtype",
+           "is_keras_tensor",
            "pack_x_y_sample_weight", "standardize_dtype", "unpack_batch",
            "unpack_x_y_sample_weight"]
