@@ -184,9 +184,9 @@ def promote(a, b, weak=None):
 
 
 def promote_all(arrays):
-    """A list of engine arrays (``concatenate``'s, ``stack``'s) cast to Keras' result dtype
-    of them when their dtypes differ; the same list when they agree."""
-    dtypes = {array.dtype for array in arrays}
+    """A list of engine arrays or Python numbers (``concatenate``'s, ``stack``'s) cast to
+    Keras' result dtype of them when their dtypes differ; the same list when they agree."""
+    dtypes = {_dtype_of(array) for array in arrays}
     if len(dtypes) < 2:
         return arrays
     target = result_type(*sorted(dtypes, key=str))
