@@ -107,3 +107,14 @@ def test_where_concatenate_and_stack_promote_as_keras():
            ops.concatenate([u8, np.ones(2, "int8")])]
     assert [standardize_dtype(t.dtype) for t in got] == [
         "float32", "float32", "uint8", "float32", "float16", "int32", "int16"]
+
+
+@pytest.mark.parametrize("layer", [layers.Conv2D, layers.Conv2DTranspose])
+def test_integer_images_convolve_in_float32(layer):
+    # Keras' promotion of uint8 with a float32 kernel is float32 (its TensorFlow and JAX
+    # backends compute so; its torch backend refuses a uint8 convolution)
+    x = np.arange(2 * 6 * 6, dtype="uint8").reshape(2, 6, 6, 1)
+    conv = layer(2, 3)
+    out = conv(x)
+    assert out.dtype == "float32"
+    np.testing.assert_allclose(np.asarray(out), np.asarray(conv(x.astype("float32"))))
