@@ -19,6 +19,8 @@ from . import (activations, callbacks, config, constraints, initializers, losses
                metrics, models, ops, optimizers, random, regularizers, saving, utils)
 from . import dtype_policies, mixed_precision  # noqa: E402
 from . import distribution  # noqa: E402
+from . import tree  # noqa: E402
+from . import preprocessing  # noqa: E402
 from .backends import Tensor, Variable, grad, no_grad  # noqa: E402
 from .highlevel.models import Model, Sequential, load_model  # noqa: E402
 from .layers import Input  # noqa: E402
@@ -62,4 +64,6 @@ __all__ = [
     "backend", "device", "name_scope", "version", "DTypePolicy", "FloatDTypePolicy",
     "Initializer", "InputSpec", "KerasTensor", "Layer", "Loss", "Metric", "Operation",
     "Optimizer", "Regularizer",
+    "tree",
+    "preprocessing",
 ]   # not "wrappers": a star import would load scikit-learn

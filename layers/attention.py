@@ -334,13 +334,14 @@ class Attention(Layer):
         self._stream = SeededStream(seed)
 
     def _validate(self, inputs, mask=None):
-        if not isinstance(inputs, (list, tuple)) or not 2 <= len(inputs) <= 3:
-            raise ValueError(f"Layer '{self.name}' (Attention) must be called on a list "
-                             f"[query, value] or [query, value, key], got {inputs!r}")
+        if not isinstance(inputs, (list, tuple)) or not 2 <= len(inputs) <= 3 or any(
+                isinstance(item, int) for item in inputs):   # a single shape is no list
+            raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) must be called on "
+                             f"a list [query, value] or [query, value, key], got {inputs!r}")
         if mask is not None and (not isinstance(mask, (list, tuple))
                                  or not 2 <= len(mask) <= 3):
-            raise ValueError(f"Layer '{self.name}' (Attention) needs mask as a list "
-                             f"[query_mask, value_mask], got {mask!r}")
+            raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs mask as a "
+                             f"list [query_mask, value_mask], got {mask!r}")
 
     def build(self, input_shape):
         self._validate(input_shape)
@@ -394,3 +395,43 @@ class Attention(Layer):
     def get_config(self):
         return {**super().get_config(), "use_scale": self.use_scale,
                 "score_mode": self.score_mode, "dropout": self.dropout, "seed": self.seed}
+
+
+@LAYERS.register()
+class AdditiveAttention(Attention):
+    """Additive (Bahdanau-style) attention, as ``keras.layers.AdditiveAttention``: the
+    scores are ``sum(scale * tanh(query + key), axis=-1)``, then as :class:`Attention`
+    (masks, causal mask, dropout, ``return_attention_scores``).
+
+    Args:
+        use_scale: learn ``scale`` (one weight per feature, ``(dim,)``, glorot-uniform);
+            without it the scale is 1.
+        dropout: dropout rate on the attention distribution (training only).
+        seed: seed of the dropout.
+        score_mode: accepted as by Keras, which ignores it here (``"dot"`` or
+            ``"concat"``; not in the config).
+    """
+
+    def __init__(self, use_scale=True, dropout=0.0, seed=None, score_mode="dot", name=None,
+                 trainable=True, dtype=None, input_shape=None):
+        super().__init__(use_scale=use_scale, score_mode=score_mode, dropout=dropout,
+                         seed=seed, name=name, trainable=trainable, dtype=dtype,
+                         input_shape=input_shape)
+
+    def build(self, input_shape):
+        self._validate(input_shape)
+        dim = input_shape[0][-1]
+        self.scale = (self.add_weight((dim,), "glorot_uniform", name="scale")
+                      if self.use_scale else None)
+        self.built = True
+
+    def _scores(self, query, key):
+        summed = ops.tanh(ops.add(ops.expand_dims(query, -2), ops.expand_dims(key, -3)))
+        if self.scale is not None:
+            summed = ops.multiply(summed, self.scale)
+        return ops.sum(summed, axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["score_mode"]
+        return config

@@ -1,5 +1,5 @@
 """Normalization layers: BatchNormalization and LayerNormalization (last axis),
-GroupNormalization (any channel axis) and UnitNormalization."""
+GroupNormalization (any channel axis), UnitNormalization and RMSNormalization."""
 
 from ..backends import ops, replica, state
 from ..backends.autocast import autocast_scope
@@ -379,3 +379,52 @@ class UnitNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
+
+
+@LAYERS.register()
+class RMSNormalization(Layer):
+    """Root-mean-square normalization (Zhang & Sennrich, 2019), as
+    ``keras.layers.RMSNormalization``: ``y = x / sqrt(mean(x ** 2, axis) + epsilon) *
+    scale`` (``ops.rms_normalization``).
+
+    Args:
+        axis: an int or a list of ints (the axes of the mean; Keras' config holds the
+            sorted list once built).
+        epsilon: added to the mean square (default ``1e-6``, as Keras).
+    Weights: ``scale`` (ones), of the input's sizes on ``axis``.
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-6, name=None, trainable=True, dtype=None,
+                 input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        self.axis = int_or_int_list(self, axis, "axis")
+        self.epsilon = float(epsilon)
+        self._axes = None
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        self.axis = sorted(self.axis) if isinstance(self.axis, list) else [self.axis]
+        if any(not -rank <= a < rank for a in self.axis):
+            raise layer_error(self, f"has axis={self.axis} out of bounds for input of shape "
+                                    f"{tuple(input_shape)}")
+        self._axes = tuple(a % rank for a in self.axis)
+        shape = tuple(input_shape[a] for a in self._axes)
+        if any(size is None for size in shape):
+            raise layer_error(self, f"needs known sizes on axis {self.axis}, got input shape "
+                                    f"{tuple(input_shape)}")
+        self.scale = self.add_weight(shape, "ones", name="scale")
+        self._broadcast = tuple(input_shape[a] if a in self._axes else 1
+                                for a in range(rank))
+        self.input_spec = InputSpec(ndim=rank, axes=dict(zip(self._axes, shape)))
+        self.built = True
+
+    def call(self, inputs):
+        scale = ops.reshape(self.scale, self._broadcast)
+        return ops.rms_normalization(inputs, scale=scale, axis=self._axes,
+                                     epsilon=self.epsilon)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}

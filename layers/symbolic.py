@@ -6,6 +6,9 @@ import numpy as np
 
 from ..backends import state
 from ..backends.autodiff import Tensor
+# The nesting utilities of keras.tree; ``pack_like`` is the name the models use.
+from ..backends.tree import flatten, map_structure  # noqa: F401  (re-exported)
+from ..backends.tree import pack_sequence_as as pack_like  # noqa: F401
 
 
 class SymbolicTensor:
@@ -85,34 +88,6 @@ def is_symbolic(value):
     if isinstance(value, dict):
         return any(isinstance(v, SymbolicTensor) for v in value.values())
     return False
-
-
-def flatten(structure):
-    """A flat list of the leaves of a tensor, list/tuple or dict (dicts by sorted key)."""
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
-    return [structure]
-
-
-def pack_like(structure, flat):
-    """Rebuild ``structure``'s nesting from the leaves in ``flat`` (inverse of flatten)."""
-    leaves = iter(flat)
-
-    def rebuild(item):
-        if isinstance(item, (list, tuple)):
-            return type(item)(rebuild(v) for v in item)
-        if isinstance(item, dict):
-            return {key: rebuild(item[key]) for key in sorted(item)}
-        return next(leaves)
-
-    return rebuild(structure)
-
-
-def map_structure(fn, structure):
-    """Apply ``fn`` to every leaf, keeping the nesting."""
-    return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
 
 
 def is_shape(value):

@@ -1,4 +1,4 @@
-"""Layer wrappers: TimeDistributed."""
+"""Layer wrappers: the ``Wrapper`` base class and ``TimeDistributed``."""
 
 from ..backends import ops
 from .arguments import layer_error
@@ -20,7 +20,44 @@ def deserialize_inner(entry, custom_objects=None):
 
 
 @LAYERS.register()
-class TimeDistributed(Layer):
+class Wrapper(Layer):
+    """Base class of the layers that wrap another layer, as ``keras.layers.Wrapper``
+    (``TimeDistributed``, ``SpectralNormalization``; subclasses implement ``call``).
+
+    Args:
+        layer: the Layer instance to wrap (``self.layer``; built by ``build`` with the
+            wrapper's input shape unless a subclass overrides it).
+
+    ``get_config`` holds the wrapped layer as ``{"class_name", "config"}`` under
+    ``"layer"``; ``from_config`` rebuilds it through the layer registry.
+    """
+
+    def __init__(self, layer, name=None, trainable=True, dtype=None, input_shape=None):
+        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
+        if not isinstance(layer, Layer):
+            raise layer_error(self, f"needs a Layer instance to wrap, got {layer!r}")
+        self.layer = layer
+
+    def build(self, input_shape=None):
+        self.layer.ensure_built(input_shape)
+        self.built = True
+
+    def get_config(self):
+        return {**super().get_config(), "layer": serialize_inner(self.layer)}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["layer"] = deserialize_inner(config["layer"], custom_objects)
+        return super().from_config(config)
+
+    @classmethod
+    def from_config_with_objects(cls, config, custom_objects=None):
+        return cls.from_config(config, custom_objects)
+
+
+@LAYERS.register()
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every time step of a (batch, time, ...) input.
 
     The time axis is folded into the batch axis (``(b, t, ...) -> (b * t, ...)``), the
@@ -34,10 +71,8 @@ class TimeDistributed(Layer):
     """
 
     def __init__(self, layer, name=None, trainable=True, dtype=None, input_shape=None):
-        super().__init__(name=name, trainable=trainable, dtype=dtype, input_shape=input_shape)
-        if not isinstance(layer, Layer):
-            raise layer_error(self, f"needs a Layer instance to wrap, got {layer!r}")
-        self.layer = layer
+        super().__init__(layer, name=name, trainable=trainable, dtype=dtype,
+                         input_shape=input_shape)
         self.input_spec = InputSpec(min_ndim=3)
 
     def _inner_shape(self, input_shape):
@@ -66,16 +101,3 @@ class TimeDistributed(Layer):
 
     def compute_mask(self, inputs, mask=None):
         return mask
-
-    def get_config(self):
-        return {**super().get_config(), "layer": serialize_inner(self.layer)}
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        config["layer"] = deserialize_inner(config["layer"], custom_objects)
-        return super().from_config(config)
-
-    @classmethod
-    def from_config_with_objects(cls, config, custom_objects=None):
-        return cls.from_config(config, custom_objects)

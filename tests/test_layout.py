@@ -221,6 +221,9 @@ PRIVATE_USES_ALLOWED = {
     ("highlevel/callbacks/tensorboard.py", "_get_file_writer"):
         "tensorboardX's SummaryWriter has no public call that writes a raw Summary proto "
         "(the Keras graph summary); its own add_* methods go through _get_file_writer",
+    ("backends/tree.py", "_fields"):
+        "a namedtuple's documented field names: how keras.tree (optree) tells a namedtuple "
+        "from a plain tuple subclass",
 }
 
 

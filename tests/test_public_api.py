@@ -38,6 +38,10 @@ NAMESPACES = {
     "utils": ("lamina.highlevel.utils", "to_categorical"),
     "wrappers": ("lamina.highlevel.wrappers", "SKLearnClassifier"),
     "backend": ("lamina.backends.state", "epsilon"),
+    "tree": ("lamina.backends.tree", "map_structure"),
+    "preprocessing": ("lamina.highlevel.utils", "timeseries_dataset_from_array"),
+    "preprocessing.image": ("lamina.highlevel.utils.image_resizing", "smart_resize"),
+    "preprocessing.sequence": ("lamina.highlevel.utils", "pad_sequences"),
 }
 
 
@@ -70,6 +74,16 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina import Layer, KerasTensor, Loss, Metric, Optimizer, name_scope, device",
     "import lamina.backend; lamina.backend.epsilon()",
     "from lamina.backend import floatx, image_data_format",
+    "import lamina as keras; keras.tree.flatten({'b': 1, 'a': 2}) == [2, 1] or exit(1)",
+    "from lamina.preprocessing.image import load_img, img_to_array, smart_resize",
+    "from lamina.preprocessing.sequence import pad_sequences",
+    "from lamina.preprocessing import image_dataset_from_directory",
+    "from lamina.models import save_model, load_model",
+    "from lamina.utils import Config, get_file",
+    "from lamina.utils import disable_interactive_logging, is_interactive_logging_enabled",
+    "from lamina.callbacks import SwapEMAWeights",
+    "from lamina.optimizers.schedules import CosineDecayRestarts",
+    "import lamina as keras; keras.optimizers.get('lamb').__class__.__name__ == 'Lamb' or exit(1)",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)
@@ -164,3 +178,14 @@ def test_the_backend_namespace_has_keras_names():
     assert lamina.backend.backend() == lamina.backends.get_backend().name
     assert lamina.backend.clear_session is lamina.utils.clear_session
     assert lamina.backend.floatx is lamina.config.floatx
+def test_models_save_model_writes_what_load_model_reads(tmp_path):
+    import numpy as np
+
+    model = lamina.Sequential([lamina.layers.Input((3,)), lamina.layers.Dense(2)])
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    for name in ("m.keras", "m.h5"):
+        lamina.models.save_model(model, tmp_path / name)
+        np.testing.assert_allclose(lamina.models.load_model(tmp_path / name).predict(x, verbose=0),
+                                   model.predict(x, verbose=0))
+    with pytest.raises(FileExistsError):
+        lamina.models.save_model(model, tmp_path / "m.keras", overwrite=False)

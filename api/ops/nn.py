@@ -16,6 +16,7 @@ from lamina.backends.ops import (average_pool, batch_normalization,  # noqa: F40
                                  sparsemax, squareplus, swish, tanh_shrink, threshold)
 from lamina.backends.ops import ctc_decode, ctc_loss  # noqa: F401
 from lamina.backends.ops import fold, unfold  # noqa: F401
+from lamina.backends.ops import adaptive_average_pool, adaptive_max_pool  # noqa: F401
 
 __all__ = [
     "average_pool", "batch_normalization", "batch_normalization_train",
@@ -31,4 +32,5 @@ __all__ = [
     "threshold",
     "ctc_decode", "ctc_loss",
     "fold", "unfold",
+    "adaptive_average_pool", "adaptive_max_pool",
 ]

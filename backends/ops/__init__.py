@@ -10,6 +10,7 @@ Example:
 """
 
 from ..autodiff import Tensor, Variable
+from .adaptive_pooling import adaptive_average_pool, adaptive_max_pool
 from .activations import (celu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_swish,
                           hard_tanh, log_sigmoid, soft_shrink, softsign, sparse_plus,
                           sparse_sigmoid, sparsemax, squareplus, swish, tanh_shrink,
@@ -133,6 +134,7 @@ __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
     "vectorized_map", "vsplit", "vstack", "where", "while_loop", "zeros", "zeros_like",
     "cdist", "corrcoef", "correlate", "erfinv", "extract_sequences", "fold", "i0", "irfft",
     "istft", "rearrange", "rfft", "stft", "unfold", "vectorize", "view",
+    "adaptive_average_pool", "adaptive_max_pool",
 ]
 
 

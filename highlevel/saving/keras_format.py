@@ -78,6 +78,7 @@ def _is_model(obj):
 _KERAS_CHILD_NAMES = {
     "MultiHeadAttention": {"_query_dense": "query_dense", "_key_dense": "key_dense",
                            "_value_dense": "value_dense", "_output_dense": "output_dense"},
+    "Pipeline": {"_pipeline_layers": "layers"},
 }
 
 

@@ -10,9 +10,11 @@ from .image_color import AutoContrast, RandomBrightness, RandomContrast, RandomG
 from .image_geometry import (RandomCrop, RandomFlip, RandomRotation, RandomTranslation,
                              RandomZoom)
 from .text import TextVectorization
+from .pipeline import Pipeline
 
 __all__ = ["CategoryEncoding", "Discretization", "Hashing", "IntegerLookup", "Normalization",
            "StringLookup", "TextVectorization"]
 __all__ += ["AutoContrast", "CenterCrop", "HashedCrossing", "RandomBrightness", "RandomContrast", "RandomGrayscale",
             "RandomCrop", "RandomFlip", "RandomRotation", "RandomTranslation",
             "RandomZoom", "Resizing"]
+__all__ += ["Pipeline"]

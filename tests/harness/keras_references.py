@@ -44,14 +44,25 @@ def check_against_keras(case):
     x = REFERENCES[f"{name}/x"]
     weights = [REFERENCES[f"{name}/w{i}"] for i in range(len(case["weight_names"]))]
     layer.build(x.shape)
-    assert [w.name for w in layer.weights] == case["weight_names"]
-    assert [tuple(w.shape) for w in layer.weights] == [w.shape for w in weights]
-    layer.set_weights(weights)
+    set_keras_weights(layer, case["weight_names"], weights)
     kwargs = {"mask": REFERENCES[f"{name}/mask"]} if case["mask"] else {}
     got = layer(x, **kwargs).numpy()
     expected = REFERENCES[f"{name}/output"]
+    assert_like_keras(got, expected, name)
+    assert tuple(layer.compute_output_shape(x.shape)) == expected.shape
+
+
+def set_keras_weights(layer, weight_names, weights):
+    """Check the built ``layer``'s weight names and shapes against Keras' and set
+    ``weights`` (NumPy arrays, in Keras' order)."""
+    assert [w.name for w in layer.weights] == weight_names
+    assert [tuple(w.shape) for w in layer.weights] == [w.shape for w in weights]
+    layer.set_weights(weights)
+
+
+def assert_like_keras(got, expected, name):
+    """lamina's float32 output ``got`` equals Keras' ``expected`` (``atol=1e-5``)."""
     assert got.dtype == np.float32
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5,
                                err_msg=f"{name}: lamina differs from Keras")
-    assert tuple(layer.compute_output_shape(x.shape)) == expected.shape

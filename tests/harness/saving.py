@@ -53,3 +53,18 @@ def keras_copy(tmp_path, edit_config=None):
             edit_config(config["config"]["layers"][1]["config"])    # layer 'hidden'
             handle.attrs["model_config"] = json.dumps(config)
     return path
+
+
+def saved_weight_paths(model, folder):
+    """``model`` saved as ``folder/model.keras``: the archive's path and the names of every
+    group and dataset of its ``model.weights.h5`` (``layers/dense/vars/0``, ...)."""
+    import zipfile
+
+    path = os.path.join(str(folder), "model.keras")
+    model.save(path)
+    with zipfile.ZipFile(path) as archive:
+        archive.extract("model.weights.h5", str(folder))
+    names = []
+    with h5py.File(os.path.join(str(folder), "model.weights.h5"), "r") as handle:
+        handle.visit(names.append)
+    return path, names

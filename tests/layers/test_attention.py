@@ -1,4 +1,4 @@
-"""MultiHeadAttention and Attention: forward against plain-NumPy loops, masks, Keras weight
+"""MultiHeadAttention, Attention and AdditiveAttention: forward against plain-NumPy loops, masks, Keras weight
 layout, gradients against finite differences, configs, models and errors."""
 
 import json
@@ -9,6 +9,8 @@ import pytest
 
 import lamina
 from lamina import layers, ops
+
+from harness.more_keras_references import case_id, check_more_against_keras, more_cases
 
 RNG = np.random.default_rng(3)
 
@@ -297,3 +299,48 @@ def test_attention_config_errors_and_functional_masks():
     direct = attention([embedding(q), embedding(v)], mask=[q != 0, v != 0]).numpy()
     np.testing.assert_allclose(model.predict([q, v], verbose=0), direct, atol=1e-6)
     np.testing.assert_array_equal(direct[0, 2], 0.0)
+
+
+# ------------------------------------------------------------------ AdditiveAttention
+@pytest.mark.parametrize("case", more_cases("AdditiveAttention"), ids=case_id)
+def test_additive_attention_matches_keras(case):
+    """Keras' outputs (masks, a separate key, no scale) and its weight ``scale`` (dim,)."""
+    check_more_against_keras(case)
+
+
+def test_additive_attention_scores_and_masks_against_numpy():
+    query, value = rand(2, 3, 4), rand(2, 5, 4)
+    layer = layers.AdditiveAttention()
+    layer([query, value])
+    scale = rand(4)
+    layer.set_weights([scale])
+    value_mask = np.array([[1, 1, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)
+    out, weights = layer([query, value], mask=[None, value_mask],
+                         return_attention_scores=True)
+    scores = (scale * np.tanh(query[:, :, None] + value[:, None])).sum(-1)
+    scores = np.where(value_mask[:, None], scores, -1e9)
+    expected = np.exp(scores - scores.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    np.testing.assert_allclose(weights.numpy(), expected, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), expected @ value, atol=1e-5)
+
+
+@pytest.mark.parametrize("use_scale", [True, False])
+def test_additive_attention_gradients_match_finite_differences(float64, check_gradients,
+                                                               use_scale):
+    shapes = [(2, 3), (4, 3), (4, 3)]
+    layer = layers.AdditiveAttention(use_scale=use_scale)
+    check_gradients(FromFlat(layer, shapes, as_list=True), flat_input(2, shapes))
+
+
+def test_additive_attention_config_is_keras_and_errors_name_the_layer():
+    layer = layers.AdditiveAttention(dropout=0.1, seed=2)
+    config = layer.get_config()
+    assert set(config) == {"name", "trainable", "dtype", "use_scale", "dropout", "seed"}
+    assert config["use_scale"] is True
+    assert layers.AdditiveAttention.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="Layer 'add_probe' \\(AdditiveAttention\\) .*list"):
+        layers.AdditiveAttention(name="add_probe")(rand(2, 3, 4))
+    inputs = [lamina.Input((3, 4)), lamina.Input((5, 4))]
+    model = lamina.Model(inputs, layers.AdditiveAttention()(inputs))
+    assert model.output_shape == (None, 3, 4)

@@ -1,4 +1,5 @@
-"""BatchNormalization, LayerNormalization, GroupNormalization and UnitNormalization: values
+"""BatchNormalization, LayerNormalization, GroupNormalization, UnitNormalization and
+RMSNormalization: values
 against plain NumPy and Keras 3's recorded outputs, moving statistics, frozen layers,
 gradients, configs, shapes, models and bad arguments."""
 
@@ -9,6 +10,7 @@ import lamina
 from lamina import layers
 
 from harness.keras_references import case_id, check_against_keras, keras_cases
+from harness.more_keras_references import check_more_against_keras, more_cases
 
 RNG = np.random.default_rng(13)
 
@@ -253,6 +255,33 @@ def test_group_and_unit_norm_bad_arguments():
         layers.UnitNormalization(axis=3, name="u1")(rand(2, 3).astype("float32"))
 
 
+# ------------------------------------------------------------------ RMSNormalization
+@pytest.mark.parametrize("case", more_cases("RMSNormalization"), ids=case_id)
+def test_rms_norm_matches_keras(case):
+    check_more_against_keras(case)
+
+
+def test_rms_norm_values_weights_and_config():
+    x = rand(2, 3, 4).astype("float32")
+    layer = layers.RMSNormalization(axis=[2, 1], epsilon=0.01)
+    assert layer.get_config()["axis"] == [2, 1]
+    y = layer(x).numpy()
+    expected = x / np.sqrt((x.astype("float64") ** 2).mean(axis=(1, 2), keepdims=True) + 0.01)
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
+    assert [(w.name, w.shape) for w in layer.weights] == [("scale", (3, 4))]
+    config = layer.get_config()
+    assert (config["axis"], config["epsilon"]) == ([1, 2], 0.01)   # sorted once built
+    middle = layers.RMSNormalization(axis=1)
+    middle(x)
+    middle.set_weights([np.array([1.0, 2.0, 3.0], "float32")])
+    np.testing.assert_allclose(
+        middle(x).numpy(),
+        x / np.sqrt((x ** 2).mean(axis=1, keepdims=True) + 1e-6) * np.array([1, 2, 3])[:, None],
+        rtol=1e-5)
+    with pytest.raises(ValueError, match="Layer 'rms' .*axis"):
+        layers.RMSNormalization(axis=3, name="rms")(x)
+
+
 # ------------------------------------------------------------------ shared checks
 CASES = [
     (lambda: randomized_batch_norm(), (5, 3), True),
@@ -266,9 +295,13 @@ CASES = [
     (lambda: layers.GroupNormalization(-1, axis=1, scale=False), (2, 3, 4), False),
     (lambda: layers.UnitNormalization(), (3, 4), False),
     (lambda: layers.UnitNormalization(axis=[1, 2]), (2, 3, 2), False),
+    (lambda: layers.RMSNormalization(), (3, 4), False),
+    (lambda: layers.RMSNormalization(axis=[1, 2], epsilon=0.01), (2, 3, 4), False),
+    (lambda: layers.RMSNormalization(axis=1), (2, 3, 4), False),
 ]
 CASE_IDS = ["bn_train", "bn_infer", "bn_no_center", "ln", "ln_no_scale", "ln_rms",
-            "group_norm", "instance_norm", "unit_norm", "unit_norm_axes"]
+            "group_norm", "instance_norm", "unit_norm", "unit_norm_axes", "rms_norm",
+            "rms_norm_axes", "rms_norm_middle_axis"]
 
 
 @pytest.mark.parametrize("make, shape, training", CASES, ids=CASE_IDS)

@@ -62,3 +62,31 @@ def test_time_distributed_trains_in_a_model():
     model.compile(lamina.optimizers.Adam(0.05), "mse")
     history = model.fit(x, y, epochs=30, batch_size=8, verbose=0)
     assert history.history["loss"][-1] < 0.05 * history.history["loss"][0]
+
+
+# ------------------------------------------------------------------ Wrapper
+class Doubled(layers.Wrapper):
+    """A user's wrapper, as Keras documents them: only ``call``."""
+
+    def call(self, inputs):
+        return self.layer(inputs) * 2.0
+
+
+def test_wrapper_is_the_public_base_with_keras_config():
+    """``keras.layers.Wrapper(layer)``: builds the wrapped layer, owns its weights, holds
+    it in the config under ``"layer"``; TimeDistributed is one (Bidirectional, as in Keras
+    3, is not)."""
+    assert issubclass(layers.TimeDistributed, layers.Wrapper)
+    assert not issubclass(layers.Bidirectional, layers.Wrapper)
+    dense = layers.Dense(3, name="inner")
+    wrapper = Doubled(dense, name="doubled")
+    x = rand(2, 4).astype("float32")
+    np.testing.assert_allclose(wrapper(x).numpy(), 2 * dense(x).numpy(), rtol=1e-6)
+    assert wrapper.weights == dense.weights
+    config = wrapper.get_config()
+    assert set(config) == {"name", "trainable", "dtype", "layer"}
+    assert config["layer"]["class_name"] == "Dense"
+    clone = Doubled.from_config(config)
+    assert clone.layer.get_config() == dense.get_config()
+    with pytest.raises(ValueError, match="Layer 'w' \\(Doubled\\) needs a Layer instance"):
+        Doubled("dense", name="w")

@@ -21,6 +21,7 @@ Keras 3 (run by hand, outputs committed; Keras is never a dependency of lamina):
 """
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -139,11 +140,18 @@ def lamina_side(folder):
     model.save_weights(os.path.join(folder, "lamina_layers3d.weights.h5"))
 
 
+@contextlib.contextmanager
+def lamina_files(script, lamina_python):
+    """A temporary folder holding the files that ``script``'s lamina side wrote (run
+    with lamina's Python, ``--lamina-side FOLDER``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([lamina_python, script, "--lamina-side", folder], check=True)
+        yield folder
+
+
 def keras_reads_lamina(keras, lamina_python, x, expected):
     """Max |difference| of Keras' predictions from lamina's files to ``expected``."""
-    with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([lamina_python, os.path.abspath(__file__), "--lamina-side", folder],
-                       check=True)
+    with lamina_files(os.path.abspath(__file__), lamina_python) as folder:
         loaded = keras.models.load_model(os.path.join(folder, "lamina_layers3d.h5"))
         target = build_model3d(keras)
         target.load_weights(os.path.join(folder, "lamina_layers3d.weights.h5"))
@@ -188,27 +196,35 @@ def keras_side(lamina_python):
     arrays["model3d/pred"] = model.predict(x, verbose=0)
     model.save(os.path.join(HERE, "keras_layers3d.h5"))
     model.save_weights(os.path.join(HERE, "keras_layers3d.weights.h5"))
-    record = {"keras_version": keras.__version__, "backend": keras.backend.backend(),
-              "cases": index,
-              "lamina_to_keras": keras_reads_lamina(keras, lamina_python, x,
-                                                    arrays["model3d/pred"])}
-    print(f"Keras reads lamina's files: {record['lamina_to_keras']}")
-    arrays["cases"] = np.array(json.dumps(record))
-    np.savez_compressed(os.path.join(HERE, "layer_references.npz"), **arrays)
+    write_references(keras, arrays, index,
+                     keras_reads_lamina(keras, lamina_python, x, arrays["model3d/pred"]),
+                     "layer_references.npz")
     print(f"{len(index)} layer cases and model3d written with Keras {keras.__version__}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_references(keras, arrays, index, lamina_to_keras, filename):
+    """Save ``arrays`` and the JSON index (``cases``: the Keras version and backend,
+    ``index``, ``lamina_to_keras``) as ``filename`` in this folder."""
+    record = {"keras_version": keras.__version__, "backend": keras.backend.backend(),
+              "cases": index, "lamina_to_keras": lamina_to_keras}
+    print(f"Keras reads lamina's files: {lamina_to_keras}")
+    arrays["cases"] = np.array(json.dumps(record))
+    np.savez_compressed(os.path.join(HERE, filename), **arrays)
+
+
+def main(run_lamina_side=None, run_keras_side=None, description=None):
+    """The command line (also that of the other generator scripts of this folder, which
+    pass their own two sides and docstring line)."""
+    parser = argparse.ArgumentParser(description=description or __doc__.splitlines()[0])
     parser.add_argument("--lamina-side", metavar="FOLDER",
                         help="(internal) run with lamina's Python: write lamina's files")
     parser.add_argument("--lamina-python", default="python3",
                         help="the Python interpreter that can import lamina")
     args = parser.parse_args()
     if args.lamina_side:
-        lamina_side(args.lamina_side)
+        (run_lamina_side or lamina_side)(args.lamina_side)
     else:
-        keras_side(args.lamina_python)
+        (run_keras_side or keras_side)(args.lamina_python)
 
 
 if __name__ == "__main__":
