@@ -197,6 +197,8 @@ class BatchNormalization(BaseNormalization):
         return False
 
     def call(self, inputs, training=None, mask=None):
+        if inputs.dtype.kind != "f":    # integer images: normalized in floats, as Keras'
+            inputs = ops.cast(inputs, self._compute_dtype)
         if inputs.dtype.itemsize < 4:   # float16 (mixed precision): normalized in float32
             with autocast_scope(None):  # as Keras, and the weights read as float32
                 outputs = self.call(ops.cast(inputs, "float32"), training)
@@ -260,6 +262,8 @@ class LayerNormalization(BaseNormalization):
         self.built = True
 
     def call(self, inputs):
+        if inputs.dtype.kind != "f":    # integer input: normalized in floats, as Keras'
+            inputs = ops.cast(inputs, self._compute_dtype)
         if self.rms_scaling:
             variance = ops.var(inputs, axis=-1, keepdims=True)
             outputs = inputs / ops.sqrt(variance + self.epsilon)

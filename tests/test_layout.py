@@ -58,9 +58,6 @@ UNMIRRORED = {
                                       "tests/test_public_api.py and saving/test_model_file.py",
     "highlevel/utils/array_batches.py": "batching of in-memory arrays, tested through fit/"
                                         "evaluate/predict in training/test_data_adapters.py",
-    "highlevel/saving/serialization.py": "Keras 3's layer/graph config schema, tested by the "
-                                         "config round trips of tests/highlevel/models/ and "
-                                         "the Keras files of saving/test_keras_format.py",
     "highlevel/wrappers/default_networks.py": "the wrappers' defaults (networks, training "
                                               "arguments, engine scope), tested through the "
                                               "estimators in wrappers/test_sklearn.py",

@@ -173,3 +173,9 @@ Variable.__hash__ = object.__hash__
 Tensor.reshape = lambda self, *shape_: reshape(
     self, shape_[0] if len(shape_) == 1 else shape_)
 Tensor.T = property(lambda self: transpose(self))
+# ``% // & | ^ ~`` as on the engines' own arrays (bitwise on integers, logical on booleans)
+for _name, _op in (("mod", mod), ("floordiv", floor_divide), ("and", bitwise_and),
+                  ("or", bitwise_or), ("xor", bitwise_xor)):
+    setattr(Tensor, f"__{_name}__", _op)
+    setattr(Tensor, f"__r{_name}__", _swap(_op))
+Tensor.__invert__ = bitwise_invert

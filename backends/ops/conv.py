@@ -2,6 +2,7 @@
 
 from .. import state
 from ..conv import conv_output_shape, conv_workspace_bytes, workspace_per_sample
+from ..dtypes import promote
 from ..pool import pool_output_shape
 from .core import data_of, record
 from .activation_kernels import (activation_backward, add_bias_and_activate,
@@ -39,6 +40,8 @@ def conv(inputs, kernel, strides=1, padding="valid", dilation_rate=1, bias=None,
     activation = check_fused_activation("conv", activation)
     backend = state.backend()
     x, w = data_of(inputs), data_of(kernel)
+    if x.dtype is not w.dtype:   # uint8 images into a float32 kernel: float32, as Keras
+        x, w = promote(x, w)
     b = None if bias is None else data_of(bias)
     rank = x.ndim - 2
     strides = _tuple(strides, rank, "strides")
@@ -142,6 +145,8 @@ def conv_transpose(inputs, kernel, strides=1, padding="valid", dilation_rate=1):
     """
     backend = state.backend()
     x, w = data_of(inputs), data_of(kernel)
+    if x.dtype is not w.dtype:
+        x, w = promote(x, w)
     rank = x.ndim - 2
     strides = _tuple(strides, rank, "strides")
     dilation = _tuple(dilation_rate, rank, "dilation_rate")

@@ -3,6 +3,7 @@
 gradient; ``where`` and ``select`` pass the gradient to the chosen values."""
 
 from .. import state
+from ..dtypes import promote
 from .core import constant, constant_unary, data_of, record, unbroadcast, xp
 
 
@@ -82,6 +83,8 @@ def where(condition, x1=None, x2=None):
                          f"indices of the true elements); got x1={x1!r}, x2={x2!r}")
     c, a, b = data_of(condition), data_of(x1), data_of(x2)
     c = c.astype(bool) if hasattr(c, "astype") else bool(c)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)    # Keras' promotion (int32 with float32: float32)
 
     def backward(g, needs):
         zero = g.dtype.type(0)

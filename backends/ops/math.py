@@ -5,6 +5,7 @@ Backward functions never modify their upstream gradient in place. (Unary math is
 :mod:`.elementwise`, reductions in :mod:`.reductions`, comparisons in :mod:`.logic`.)
 """
 
+from ..dtypes import promote
 from .core import constant, data_of, float_data, record, unbroadcast, xp
 
 
@@ -16,6 +17,8 @@ def _shape(value):
 def add(x1, x2):
     """Elementwise ``x1 + x2`` with broadcasting."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
 
     def backward(g, needs):
         return (unbroadcast(g, _shape(a)) if needs[0] else None,
@@ -27,6 +30,8 @@ def add(x1, x2):
 def subtract(x1, x2):
     """Elementwise ``x1 - x2`` with broadcasting."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
 
     def backward(g, needs):
         return (unbroadcast(g, _shape(a)) if needs[0] else None,
@@ -38,6 +43,8 @@ def subtract(x1, x2):
 def multiply(x1, x2):
     """Elementwise ``x1 * x2`` with broadcasting."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
 
     def backward(g, needs):
         return (unbroadcast(g * b, _shape(a)) if needs[0] else None,
@@ -47,8 +54,12 @@ def multiply(x1, x2):
 
 
 def divide(x1, x2):
-    """Elementwise true division ``x1 / x2`` with broadcasting."""
+    """Elementwise true division ``x1 / x2`` with broadcasting; integer and boolean
+    inputs divide in ``floatx()`` (Keras' ``result_type(x1, x2, float)``)."""
     a, b = data_of(x1), data_of(x2)
+    dtype = getattr(a, "dtype", None)
+    if dtype is None or dtype is not getattr(b, "dtype", None) or dtype.kind != "f":
+        a, b = promote(a, b, weak=float)
     out = a / b
 
     def backward(g, needs):
@@ -62,6 +73,8 @@ def divide(x1, x2):
 def power(x1, x2):
     """Elementwise ``x1 ** x2``; the exponent may be a tensor (then x1 must be > 0)."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
     out = a ** b
 
     def backward(g, needs):
@@ -79,6 +92,8 @@ def power(x1, x2):
 def maximum(x1, x2):
     """Elementwise maximum; ties send the gradient to ``x1``."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
     take_a = a >= b
 
     def backward(g, needs):
@@ -91,6 +106,8 @@ def maximum(x1, x2):
 def minimum(x1, x2):
     """Elementwise minimum; ties send the gradient to ``x1``."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
     take_a = a <= b
 
     def backward(g, needs):
@@ -115,6 +132,8 @@ def clip(x, x_min, x_max):
 def matmul(x1, x2):
     """Matrix product with NumPy's broadcasting rules (1-d operands included)."""
     a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
     out = a @ b
 
     def backward(g, needs):
@@ -143,6 +162,8 @@ def _binary(name, forward, partials, floats=True, doc=None):
             a, b = float_data(x1, weak=True), float_data(x2, weak=True)
         else:
             a, b = data_of(x1), data_of(x2)
+            if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+                a, b = promote(a, b)
         out = forward(a, b)
 
         def backward(g, needs):
@@ -215,7 +236,10 @@ def divide_no_nan(x1, x2):
 
 def floor_divide(x1, x2):
     """Elementwise ``x1 // x2`` (rounds toward minus infinity). No gradient."""
-    return constant(xp().floor_divide(data_of(x1), data_of(x2)), "floor_divide")
+    a, b = data_of(x1), data_of(x2)
+    if getattr(a, "dtype", None) is not getattr(b, "dtype", None):
+        a, b = promote(a, b)
+    return constant(xp().floor_divide(a, b), "floor_divide")
 
 
 def heaviside(x1, x2):

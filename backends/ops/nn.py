@@ -5,6 +5,7 @@ import math
 
 from .. import replica, state
 from ..autodiff import Tensor
+from ..dtypes import promote
 from .activation_kernels import (check_fused_activation, dense_epilogue,
                                  dense_epilogue_backward, sigmoid as sigmoid_array)
 from .core import data_of, float_data, record, xp
@@ -137,6 +138,8 @@ def dense(x, kernel, bias=None, activation=None):
     activation = check_fused_activation("dense", activation)
     backend = state.backend()
     a, w = data_of(x), data_of(kernel)
+    if a.dtype is not w.dtype:   # integer input: Keras' promotion (int64 with float32: float32)
+        a, w = promote(a, w)
     out, kept = dense_epilogue(backend, backend.linear(a, w),
                                None if bias is None else data_of(bias), activation)
 

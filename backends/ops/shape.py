@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import state
 from ..autodiff import Tensor
+from ..dtypes import promote_all
 from .core import data_of, index_data, record, unbroadcast, xp
 
 
@@ -39,7 +40,7 @@ def squeeze(x, axis=None):
 
 def concatenate(xs, axis=0):
     """Join a sequence of tensors along an existing ``axis``."""
-    arrays = [data_of(item) for item in xs]
+    arrays = promote_all([data_of(item) for item in xs])
     axis = axis % arrays[0].ndim
     bounds = np.cumsum([0] + [arr.shape[axis] for arr in arrays])
 
@@ -56,7 +57,7 @@ def concatenate(xs, axis=0):
 
 def stack(x, axis=0):
     """Join a sequence of same-shape tensors along a new ``axis``."""
-    arrays = [data_of(item) for item in x]
+    arrays = promote_all([data_of(item) for item in x])
 
     def backward(g, needs):
         return [xp().take(g, i, axis=axis) if need else None for i, need in enumerate(needs)]

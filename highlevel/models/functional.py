@@ -7,6 +7,7 @@ topological order is computed at construction, so running is one loop over nodes
 from ...layers.base import attach_masks
 from ...layers.input_layer import InputLayer
 from ...layers.symbolic import SymbolicTensor, flatten, map_structure, pack_like
+from ...layers.symbolic_operations import TensorOperation
 
 
 class FunctionalGraph:
@@ -32,7 +33,11 @@ class FunctionalGraph:
                 raise ValueError(f"Model outputs must be symbolic tensors made by calling "
                                  f"layers on Input(...); output {position} is {tensor!r}")
         self.nodes = self._order_nodes()
-        self.layers = self._ordered_layers()
+        # Keras' ``operations`` (layers and the operations ``x + y`` recorded) and
+        # ``layers`` (without those operations, as Keras' ``model.layers``)
+        self.operations = self._ordered_layers()
+        self.layers = [layer for layer in self.operations
+                       if not isinstance(layer, TensorOperation)]
 
     def _order_nodes(self):
         """Execution order: depth-first from each output, inputs in argument order (as

@@ -63,6 +63,13 @@ class Model(Trainer, Layer):
         return list(self._sublayers)
 
     @property
+    def operations(self):
+        """The layers and the operations (``x + y``, ``x[:, 1:]``) of a functional model
+        in execution order, as Keras' ``model.operations``; ``layers`` without the
+        operations."""
+        return self.layers if self._graph is None else list(self._graph.operations)
+
+    @property
     def inputs(self):
         return None if self._graph is None else list(self._graph.flat_inputs)
 

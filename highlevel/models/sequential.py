@@ -111,6 +111,11 @@ class Sequential(Model):
         """The stacked layers (the InputLayer is not listed, as in Keras)."""
         return list(self._stack)
 
+    @property
+    def operations(self):
+        """The stacked layers (a Sequential model records no operations)."""
+        return self.layers
+
     def build(self, input_shape=None):
         """Create the weights for inputs of ``input_shape`` (with the batch axis)."""
         if self._graph is not None:

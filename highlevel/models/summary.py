@@ -101,7 +101,7 @@ def _class_name(layer):
     """Keras' class name: a ``Model(inputs, outputs)`` is a ``Functional``."""
     if type(layer).__name__ == "Model" and getattr(layer, "functional_graph", None) is not None:
         return "Functional"
-    return type(layer).__name__
+    return getattr(layer, "keras_class_name", None) or type(layer).__name__
 
 
 def _params(layer):
@@ -210,7 +210,7 @@ def summary_text(model, line_length=None, positions=None, expand_nested=False,
                  show_trainable=False, layer_range=None):
     """The summary of ``model`` as one string (see :func:`print_summary`)."""
     sequential_like = _is_sequential_like(model)
-    layers = model.layers
+    layers = model.operations   # Keras lists the operations (``x + y``) too
     if sequential_like:
         default_length, positions = 88, positions or [0.45, 0.80, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #"]

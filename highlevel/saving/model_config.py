@@ -16,6 +16,7 @@ import numpy as np
 from ...backends import registry
 from ...backends.config import effective_safe_mode
 from ...layers.base import LAYERS, Layer, WeightBudgetError, weight_budget
+from ...layers.symbolic_operations import is_keras_operation_entry
 from . import keras_format as keras_files, serialization
 from .errors import CheckpointError, ConfigError, UnknownClassError, describe
 
@@ -75,6 +76,8 @@ def prepare(entry, custom_objects, source, from_keras, where="model", safe_mode=
     config = {} if config is None else config
     if not isinstance(config, dict):
         raise ConfigError(f"{describe(source)}: the config of {where} is not a dict", source)
+    if is_keras_operation_entry(entry):   # ``x + y`` in Keras' form: rebuilt as it stands
+        return dict(entry)
     layer_name = config.get("name", entry.get("name", "?"))
     label = f"layer '{layer_name}' ({class_name})"
     cls = _lookup(entry, custom_objects, source, label)

@@ -9,6 +9,8 @@ Class names are public names looked up in the layer registry: no module paths, n
 from ...layers.base import LAYERS
 from ...layers.serialization import legacy_entry as serialize_layer
 from ...layers.symbolic import SymbolicTensor, flatten, map_structure
+from ...layers.symbolic_operations import (TensorOperation, is_keras_operation_entry,
+                                           keras_operation_entry, operation_from_keras_entry)
 
 
 def deserialize_layer(entry, custom_objects=None):
@@ -36,14 +38,18 @@ def functional_config(graph, name, trainable):
     """The Keras 3 ``Functional`` config of a :class:`FunctionalGraph`."""
     node_sets = {id(node) for node in graph.nodes}
     layers = []
-    for layer in graph.layers:
-        entry = serialize_layer(layer)
-        entry["name"] = layer.name
-        entry["inbound_nodes"] = [
+    for layer in graph.operations:
+        inbound_nodes = [
             {"args": [map_structure(_reference_or_constant, a) for a in node.args],
              "kwargs": {k: map_structure(_reference_or_constant, v)
                         for k, v in node.kwargs.items()}}
             for node in layer.inbound_nodes if id(node) in node_sets]
+        if isinstance(layer, TensorOperation):   # Keras' operation entry, e.g. "Add"
+            layers.append(keras_operation_entry(layer, inbound_nodes))
+            continue
+        entry = serialize_layer(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = inbound_nodes
         layers.append(entry)
 
     def history(tensor):
@@ -68,16 +74,20 @@ def rebuild_functional(config, custom_objects=None):
     produced = {}
     pending = []
     for entry in config["layers"]:
-        layer = deserialize_layer(entry, custom_objects)
+        if is_keras_operation_entry(entry):   # ``x + y``, ``x[:, 1:]``: Keras' "Add", ...
+            layer, nodes = operation_from_keras_entry(entry, _is_tensor_reference)
+        else:
+            layer, nodes = deserialize_layer(entry, custom_objects), entry.get(
+                "inbound_nodes", [])
         name = entry.get("name", layer.name)
         created[name] = layer
         if type(layer).__name__ == "InputLayer":
             produced[(name, 0)] = [layer.output]
-        for node_data in _normalize_inbound(entry.get("inbound_nodes", [])):
+        for node_data in _normalize_inbound(nodes):
             pending.append((layer, name, node_data))
 
     def resolve(value):
-        if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
+        if _is_tensor_reference(value):
             layer_name, node_index, tensor_index = value["config"]["keras_history"]
             outputs = produced.get((layer_name, node_index))
             if outputs is None:
@@ -119,6 +129,10 @@ def rebuild_functional(config, custom_objects=None):
     inputs = [endpoint(t) for t in _triples(config["input_layers"])]
     outputs = [endpoint(t) for t in _triples(config["output_layers"])]
     return inputs, outputs, created
+
+
+def _is_tensor_reference(value):
+    return isinstance(value, dict) and value.get("class_name") == "__keras_tensor__"
 
 
 def _triples(value):

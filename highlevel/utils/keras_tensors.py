@@ -5,9 +5,8 @@
 
 import gc
 
-import numpy as np
-
-from ...backends import state
+from ...backends.dtypes import (is_float_dtype, is_int_dtype,  # noqa: F401  (Keras' names)
+                                standardize_dtype)
 from ...layers.naming import reset_names
 from ...layers.symbolic import SymbolicTensor
 
@@ -75,37 +74,6 @@ def unpack_x_y_sample_weight(data):
     (missing parts are None), as ``keras.utils.unpack_x_y_sample_weight`` (which reads a
     list as a tuple)."""
     return unpack_batch(tuple(data) if isinstance(data, list) else data)
-
-
-def standardize_dtype(dtype=None):
-    """The canonical dtype name: ``None`` -> ``floatx()``, ``np.float32``/``"float32"``/a
-    NumPy dtype -> ``"float32"``, ``float`` -> ``"float32"``, ``int`` -> ``"int64"``,
-    ``str``/``"string"`` -> ``"string"``; raises ``ValueError`` for anything else."""
-    if dtype is None:
-        return state.floatx()
-    if dtype is str or (isinstance(dtype, str) and dtype == "string"):
-        return "string"
-    if dtype is float or (isinstance(dtype, str) and dtype == "float"):
-        return "float32"
-    if dtype is int or (isinstance(dtype, str) and dtype == "int"):
-        return "int64"
-    try:
-        canonical = np.dtype(dtype)
-    except TypeError:
-        raise ValueError(f"Invalid dtype: {dtype!r}") from None
-    return "string" if canonical.kind in "USO" else canonical.name
-
-
-def is_float_dtype(dtype):
-    """Whether ``dtype`` (anything :func:`standardize_dtype` takes) is a float type, as
-    Keras' ``backend.is_float_dtype``."""
-    return standardize_dtype(dtype).startswith(("float", "bfloat"))
-
-
-def is_int_dtype(dtype):
-    """Whether ``dtype`` is a signed or unsigned integer type (``bool`` is not), as Keras'
-    ``backend.is_int_dtype``."""
-    return standardize_dtype(dtype).startswith(("int", "uint"))
 
 
 __all__ = ["clear_session", "get_source_inputs", "is_float_dtype", "is_int_dtype",

@@ -155,7 +155,7 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
     if not _is_model(model):                        # subclassed: one node
         dot.add_node(node_of(model))
         return dot
-    for layer in model.layers:
+    for layer in model.operations:   # Keras draws the operations (``x + y``) too
         if expand_nested and _is_model(layer):
             dot.add_subgraph(model_to_dot(
                 layer, show_shapes, show_dtype, show_layer_names, rankdir, expand_nested,
@@ -163,7 +163,7 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
                 show_trainable=show_trainable))
         else:
             dot.add_node(node_of(layer))
-    drawn = {id(layer) for layer in model.layers}
+    drawn = {id(layer) for layer in model.operations}
     for node in model.functional_graph.nodes:
         for position, tensor in enumerate(node.flat_inputs):
             source, destination = tensor.node.layer, node.layer

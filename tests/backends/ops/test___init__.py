@@ -30,3 +30,17 @@ def test_none_and_strings_compare_unequal_and_tensors_hash():
 def test_variables_compare_by_identity():
     v, w = lamina.Variable(np.ones(3)), lamina.Variable(np.ones(3))
     assert v in [w, v] and v != w and v == v and len({v, w}) == 2
+
+
+def test_modulo_floor_division_and_bitwise_operators():
+    # Keras 3.15 (torch) eager tensors: [1, 2], [1, 1], [1, 2], [4, 7], [False, True];
+    # int32 // 2.0 is float32 ([2., 3.]) under Keras' promotion
+    t = ops.convert_to_tensor(np.array([5, 6], "int32"))
+    flags = ops.convert_to_tensor(np.array([True, False]))
+    np.testing.assert_array_equal(np.asarray(t % 4), [1, 2])
+    np.testing.assert_array_equal(np.asarray(7 // t), [1, 1])
+    np.testing.assert_array_equal(np.asarray(t & 3), [1, 2])
+    np.testing.assert_array_equal(np.asarray(1 ^ t), [4, 7])
+    np.testing.assert_array_equal(np.asarray(~flags), [False, True])
+    np.testing.assert_array_equal(np.asarray(flags | ~flags), [True, True])
+    assert (t // 2.0).dtype == "float32" and (t % 4).dtype == "int32"
