@@ -73,6 +73,7 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.ops import numpy as knp; knp.matmul; knp.view",
     "from lamina import Layer, KerasTensor, Loss, Metric, Optimizer, name_scope, device",
     "import lamina.backend; lamina.backend.epsilon()",
+    "import lamina as keras; keras.backend.result_type('int64', 'float32') == 'float32' or exit(1)",
     "from lamina.backend import floatx, image_data_format",
     "import lamina as keras; keras.tree.flatten({'b': 1, 'a': 2}) == [2, 1] or exit(1)",
     "from lamina.preprocessing.image import load_img, img_to_array, smart_resize",
@@ -170,14 +171,16 @@ def test_keras_3_code_on_the_top_level_names():
 
 
 def test_the_backend_namespace_has_keras_names():
-    # dir(keras.backend) of Keras 3.15.1 but result_type
+    # dir(keras.backend) of Keras 3.15.1
     names = {"backend", "clear_session", "epsilon", "floatx", "get_uid", "image_data_format",
-             "is_float_dtype", "is_int_dtype", "is_keras_tensor", "set_epsilon", "set_floatx",
-             "set_image_data_format", "standardize_dtype"}
+             "is_float_dtype", "is_int_dtype", "is_keras_tensor", "result_type", "set_epsilon",
+             "set_floatx", "set_image_data_format", "standardize_dtype"}
     assert names <= set(lamina.backend.__all__)
     assert lamina.backend.backend() == lamina.backends.get_backend().name
     assert lamina.backend.clear_session is lamina.utils.clear_session
     assert lamina.backend.floatx is lamina.config.floatx
+
+
 def test_models_save_model_writes_what_load_model_reads(tmp_path):
     import numpy as np
 
