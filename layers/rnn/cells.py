@@ -202,12 +202,11 @@ class LSTMCell(FusedCell):
         if not self.unit_forget_bias:
             return self.bias_initializer
         units, base = self.units, self.bias_initializer
-        xp = state.backend().xp
 
         def initializer(shape, dtype=None):
-            return xp.concatenate([base((units,), dtype=dtype),
-                                   xp.ones((units,), dtype=dtype or self.dtype),
-                                   base((2 * units,), dtype=dtype)])
+            return ops.concatenate([base((units,), dtype=dtype),
+                                    ops.ones((units,), dtype=dtype or self.dtype),
+                                    base((2 * units,), dtype=dtype)])
 
         return initializer
 
