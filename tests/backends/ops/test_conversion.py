@@ -80,3 +80,20 @@ def test_cast_to_int_has_no_gradient(engine):
     np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
 
 
+
+
+def test_convert_to_tensor_of_strings_feeds_a_string_input_model():
+    # Keras 3.15 (tensorflow backend): keras.ops.convert_to_tensor([["the cat"]]) is a
+    # tf.string tensor of shape (1, 1) that a keras.Input(shape=(1,), dtype="string")
+    # model with a TextVectorization takes; lamina's string data are NumPy string arrays.
+    strings = ops.convert_to_tensor([["the cat sat"]])
+    assert isinstance(strings, np.ndarray) and strings.shape == (1, 1)
+    assert strings.dtype.kind == "U"
+    assert ops.convert_to_tensor("cat", dtype="string").tolist() == "cat"
+    vectorizer = lamina.layers.TextVectorization(output_sequence_length=4)
+    vectorizer.adapt(["the cat sat", "the dog"])
+    string_input = lamina.Input(shape=(1,), dtype="string")
+    model = lamina.Model(string_input, vectorizer(string_input))
+    np.testing.assert_array_equal(np.asarray(model(strings)),
+                                  np.asarray(vectorizer(np.array([["the cat sat"]]))))
+    assert isinstance(ops.convert_to_tensor([[1, 2]]), lamina.Tensor)  # numbers stay Tensors
