@@ -19,11 +19,33 @@ from . import (activations, callbacks, config, constraints, initializers, losses
                metrics, models, ops, optimizers, random, regularizers, saving, utils)
 from . import dtype_policies, mixed_precision  # noqa: E402
 from . import distribution  # noqa: E402
+from . import tree  # noqa: E402
+from . import preprocessing  # noqa: E402
 from .backends import Tensor, Variable, grad, no_grad  # noqa: E402
 from .highlevel.models import Model, Sequential, load_model  # noqa: E402
 from .layers import Input  # noqa: E402
+from . import backend  # noqa: E402
+from .backends.context import device  # noqa: E402
+from .backends.name_scope import name_scope  # noqa: E402
+from .layers import InputSpec, Layer  # noqa: E402
+from .layers.options.dtype_policies import DTypePolicy, FloatDTypePolicy  # noqa: E402
+from .layers.options.initializers import Initializer  # noqa: E402
+from .layers.options.regularizers import Regularizer  # noqa: E402
+from .layers.symbolic import SymbolicTensor as KerasTensor  # noqa: E402
+from .highlevel.losses import Loss  # noqa: E402
+from .highlevel.metrics import Metric  # noqa: E402
+from .highlevel.optimizers import Optimizer  # noqa: E402
 
 __version__ = "0.1.0"   # the one place the version is written (pyproject reads it)
+
+# Keras' ``Operation`` is the base of everything that records a node of a functional graph;
+# in lamina that is ``Layer`` (an operator on symbolic tensors records a weightless layer).
+Operation = Layer
+
+
+def version():
+    """lamina's version string (``__version__``), as ``keras.version()``."""
+    return __version__
 
 
 def __getattr__(name):
@@ -39,4 +61,9 @@ __all__ = [
     "losses", "metrics", "models", "no_grad", "ops", "optimizers", "random", "regularizers",
     "saving", "utils", "dtype_policies", "mixed_precision",
     "distribution",
+    "backend", "device", "name_scope", "version", "DTypePolicy", "FloatDTypePolicy",
+    "Initializer", "InputSpec", "KerasTensor", "Layer", "Loss", "Metric", "Operation",
+    "Optimizer", "Regularizer",
+    "tree",
+    "preprocessing",
 ]   # not "wrappers": a star import would load scikit-learn

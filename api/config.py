@@ -1,4 +1,5 @@
-"""``lamina.config``: global settings (engine, float type), as ``keras.config``."""
+"""``lamina.config``: global settings (engine, float type, epsilon, image layout, logging,
+loading safety, fit caps, dtype policy), as ``keras.config``."""
 
 from lamina.backends.config import *  # noqa: F401,F403  (the public names)
 from lamina.backends.config import __all__ as _backend_names

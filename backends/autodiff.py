@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from . import state
+from .name_scope import scoped_path
 
 
 
@@ -220,7 +221,7 @@ class Variable(Tensor):
         # A variable owns its memory: updates in place must never reach the caller's array.
         self.data = self.data.copy()
         self.name = name or "variable"
-        self.path = self.name
+        self.path = scoped_path(self.name)     # under the open name_scopes, as in Keras
         self._trainable = bool(trainable)
         self.regularizer = None
         self.constraint = None

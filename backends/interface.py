@@ -62,6 +62,11 @@ class Backend(abc.ABC):
     def erf(self, x):
         """Elementwise Gauss error function (not part of every array module)."""
 
+    @abc.abstractmethod
+    def special(self, name, x):
+        """Elementwise special function ``name`` of SciPy's ``scipy.special`` (``"erfinv"``,
+        ``"i0"``, ``"i1"``) on this engine's arrays, in ``x``'s dtype."""
+
     # ----------------------------------------------------------- linear algebra
     @abc.abstractmethod
     def linear(self, x, kernel, bias=None):

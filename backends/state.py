@@ -24,7 +24,8 @@ import numpy as np
 _UNSET = object()
 _KEYS = ("backend", "floatx", "seed", "generator", "epoch_key")
 
-_active = {"backend": None, "floatx": "float32", "seed": None, "epoch_key": None}
+_active = {"backend": None, "floatx": "float32", "seed": None, "epoch_key": None,
+           "epsilon": 1e-7, "image_data_format": "channels_last"}
 # the process-wide generators, one per engine name, so that switching engines keeps each
 # engine's stream where it left off
 _generators_by_engine = {}
@@ -246,3 +247,41 @@ def set_epoch_key(key):
         _overlay.epoch_key = key
     else:
         _active["epoch_key"] = key
+
+
+def epsilon():
+    """The fuzz factor of numeric expressions (Keras' ``backend.epsilon()``, default 1e-7):
+    the clipping of probabilities in the cross-entropies, the denominators of losses,
+    metrics and constraints."""
+    return _active["epsilon"]
+
+
+def set_epsilon(value):
+    """Set the fuzz factor :func:`epsilon` returns (process-wide)."""
+    _active["epsilon"] = float(value)
+
+
+_DATA_FORMATS = ("channels_first", "channels_last")
+
+
+def image_data_format():
+    """The layout a layer's ``data_format=None`` means: ``"channels_last"`` (the default)
+    or ``"channels_first"``, as Keras' ``backend.image_data_format()``."""
+    return _active["image_data_format"]
+
+
+def standardize_data_format(data_format):
+    """``data_format`` lowered and checked; ``None`` is :func:`image_data_format`."""
+    if data_format is None:
+        return image_data_format()
+    name = str(data_format).lower()
+    if name not in _DATA_FORMATS:
+        raise ValueError("The `data_format` argument must be one of {'channels_first', "
+                         f"'channels_last'}}. Received: data_format={data_format}")
+    return name
+
+
+def set_image_data_format(data_format):
+    """Set the layout :func:`image_data_format` returns (process-wide): layers made
+    afterwards with ``data_format=None`` take it."""
+    _active["image_data_format"] = standardize_data_format(str(data_format))

@@ -29,6 +29,9 @@ from .pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgP
                       GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D,
                       MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
+from .adaptive_pooling import (AdaptiveAveragePooling1D, AdaptiveAveragePooling2D,
+                               AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,
+                               AdaptiveMaxPooling2D, AdaptiveMaxPooling3D)
 from .preprocessing import (CategoryEncoding, Discretization, Hashing, IntegerLookup,
                             Normalization, StringLookup, TextVectorization)
 from .preprocessing import (AutoContrast, CenterCrop, HashedCrossing, RandomBrightness,
@@ -41,6 +44,7 @@ from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, 
 from .rnn.bidirectional import Bidirectional
 from .rnn.rnn import GRU, LSTM, RNN, SimpleRNN
 from .rnn.cells import GRUCell, LSTMCell, SimpleRNNCell
+from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .reshaping import (Cropping1D, Cropping2D, Cropping3D, UpSampling1D, UpSampling2D,
                         UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)
 from .wrappers import TimeDistributed

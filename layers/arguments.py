@@ -1,6 +1,8 @@
 """Argument checks shared by the built-in layers: errors that name the layer, positive int
 tuples, data format and padding."""
 
+from ..backends.state import image_data_format
+
 
 def layer_error(layer, message):
     """A ValueError that names the layer and its class, as every lamina layer reports."""
@@ -35,11 +37,11 @@ def is_int(value):
 
 
 def check_data_format(layer, data_format):
-    """Keras' ``data_format``: ``"channels_last"`` (also ``None``, the default) or
-    ``"channels_first"`` (case-insensitive)."""
+    """Keras' ``data_format``: ``"channels_last"`` or ``"channels_first"``
+    (case-insensitive); ``None`` (the default) is ``lamina.config.image_data_format()``."""
     name = data_format.lower() if isinstance(data_format, str) else data_format
     if name is None:
-        return "channels_last"
+        return image_data_format()
     if name not in ("channels_last", "channels_first"):
         raise layer_error(layer, f"needs data_format 'channels_last' or 'channels_first', "
                                  f"got {data_format!r}")

@@ -238,7 +238,7 @@ class Layer(DTypePolicyMixin):
         variable = Variable(value, dtype=dtype, trainable=trainable, autocast=autocast,
                             aggregation=aggregation, name=name)
         variable.requires_grad = trainable and self._trainable
-        variable.path = f"{self.name}/{name}"
+        variable.path = autodiff.scoped_path(f"{self.name}/{name}")   # under name_scopes
         variable.regularizer = None if regularizer is None else regularizers_module.get(regularizer)
         variable.constraint = constraints_module.get(constraint)
         self._own_weights.append(variable)

@@ -1,5 +1,5 @@
-"""Layer names: Keras-style default names (``dense``, ``dense_1``, ...), their reset, and
-the snake_case of a class name."""
+"""Layer names: Keras-style default names (``dense``, ``dense_1``, ...) and their counters
+(``get_uid``), their reset, and the snake_case of a class name."""
 
 import re
 import threading
@@ -8,11 +8,18 @@ _name_counts = {}
 _names_lock = threading.Lock()
 
 
+def get_uid(prefix=""):
+    """The next number (1, 2, ...) for ``prefix``, as Keras' ``backend.get_uid``: the
+    counter the default layer names use (after two ``Dense()``, ``get_uid("dense")`` is 3)."""
+    with _names_lock:  # layers built on two threads at once still get distinct names
+        count = _name_counts.get(prefix, 0) + 1
+        _name_counts[prefix] = count
+    return count
+
+
 def unique_name(base):
     """Keras-style default names: ``dense``, ``dense_1``, ``dense_2``, ..."""
-    with _names_lock:  # layers built on two threads at once still get distinct names
-        count = _name_counts.get(base, 0)
-        _name_counts[base] = count + 1
+    count = get_uid(base) - 1
     return base if count == 0 else f"{base}_{count}"
 
 

@@ -6,11 +6,14 @@ import numpy as np
 
 from ..backends import state
 from ..backends.autodiff import Tensor
+# The nesting utilities of keras.tree; ``pack_like`` is the name the models use.
+from ..backends.tree import flatten, map_structure  # noqa: F401  (re-exported)
+from ..backends.tree import pack_sequence_as as pack_like  # noqa: F401
 
 
 class SymbolicTensor:
     """A placeholder with a shape (batch axis ``None``) and dtype, produced by ``Input`` or
-    by calling a layer on symbolic tensors.
+    by calling a layer on symbolic tensors (``lamina.KerasTensor``, Keras' name).
 
     Attributes:
         shape: tuple of ints or ``None``.
@@ -25,7 +28,7 @@ class SymbolicTensor:
     # ``_keras_mask``: the symbolic mask a masking layer attached (as Keras' KerasTensor).
     __slots__ = ("shape", "dtype", "node", "index", "name", "_keras_mask")
 
-    def __init__(self, shape, dtype, node=None, index=0, name=None):
+    def __init__(self, shape, dtype="float32", node=None, index=0, name=None):
         self.shape = tuple(shape)
         self.dtype = dtype
         self.node = node
@@ -85,34 +88,6 @@ def is_symbolic(value):
     if isinstance(value, dict):
         return any(isinstance(v, SymbolicTensor) for v in value.values())
     return False
-
-
-def flatten(structure):
-    """A flat list of the leaves of a tensor, list/tuple or dict (dicts by sorted key)."""
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
-    return [structure]
-
-
-def pack_like(structure, flat):
-    """Rebuild ``structure``'s nesting from the leaves in ``flat`` (inverse of flatten)."""
-    leaves = iter(flat)
-
-    def rebuild(item):
-        if isinstance(item, (list, tuple)):
-            return type(item)(rebuild(v) for v in item)
-        if isinstance(item, dict):
-            return {key: rebuild(item[key]) for key in sorted(item)}
-        return next(leaves)
-
-    return rebuild(structure)
-
-
-def map_structure(fn, structure):
-    """Apply ``fn`` to every leaf, keeping the nesting."""
-    return pack_like(structure, [fn(leaf) for leaf in flatten(structure)])
 
 
 def is_shape(value):

@@ -28,7 +28,6 @@ UNMIRRORED = {
     "backends/interface.py": "the abstract Backend: every engine test runs through it",
     "backends/array_engine.py": "the kernels both engines share: every op test (check_op) "
                                 "runs through them on each engine",
-    "backends/config.py": "re-exports of context/state names as lamina.config",
     "backends/registry.py": "name lookup, tested through every get()/deserialize test in "
                             "layers/options and the unknown-name tests",
     "backends/cupy/engine.py": "the CuPy engine: every op test runs on it where a GPU is",
@@ -225,6 +224,9 @@ PRIVATE_USES_ALLOWED = {
     ("highlevel/callbacks/tensorboard.py", "_get_file_writer"):
         "tensorboardX's SummaryWriter has no public call that writes a raw Summary proto "
         "(the Keras graph summary); its own add_* methods go through _get_file_writer",
+    ("backends/tree.py", "_fields"):
+        "a namedtuple's documented field names: how keras.tree (optree) tells a namedtuple "
+        "from a plain tuple subclass",
 }
 
 

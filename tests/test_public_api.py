@@ -30,12 +30,18 @@ NAMESPACES = {
     "ops": ("lamina.backends.ops", "relu"),
     "ops.nn": ("lamina.backends.ops.nn", "relu"),
     "ops.image": ("lamina.backends.ops.image", "extract_patches"),
+    "ops.numpy": ("lamina.backends.ops", "matmul"),
     "optimizers": ("lamina.highlevel.optimizers", "Adam"),
     "optimizers.schedules": ("lamina.highlevel.optimizers.schedules", "ExponentialDecay"),
     "regularizers": ("lamina.layers.options.regularizers", "L2"),
     "saving": ("lamina.highlevel.saving", "load_model"),
     "utils": ("lamina.highlevel.utils", "to_categorical"),
     "wrappers": ("lamina.highlevel.wrappers", "SKLearnClassifier"),
+    "backend": ("lamina.backends.state", "epsilon"),
+    "tree": ("lamina.backends.tree", "map_structure"),
+    "preprocessing": ("lamina.highlevel.utils", "timeseries_dataset_from_array"),
+    "preprocessing.image": ("lamina.highlevel.utils.image_resizing", "smart_resize"),
+    "preprocessing.sequence": ("lamina.highlevel.utils", "pad_sequences"),
 }
 
 
@@ -64,6 +70,20 @@ def test_every_import_form_gives_the_implementing_objects(namespace):
     "from lamina.ops import nn; nn.softmax",
     "from lamina.saving import load_model, save_model, CheckpointError",
     "from lamina.callbacks import Callback, EarlyStopping",
+    "from lamina.ops import numpy as knp; knp.matmul; knp.view",
+    "from lamina import Layer, KerasTensor, Loss, Metric, Optimizer, name_scope, device",
+    "import lamina.backend; lamina.backend.epsilon()",
+    "from lamina.backend import floatx, image_data_format",
+    "import lamina as keras; keras.tree.flatten({'b': 1, 'a': 2}) == [2, 1] or exit(1)",
+    "from lamina.preprocessing.image import load_img, img_to_array, smart_resize",
+    "from lamina.preprocessing.sequence import pad_sequences",
+    "from lamina.preprocessing import image_dataset_from_directory",
+    "from lamina.models import save_model, load_model",
+    "from lamina.utils import Config, get_file",
+    "from lamina.utils import disable_interactive_logging, is_interactive_logging_enabled",
+    "from lamina.callbacks import SwapEMAWeights",
+    "from lamina.optimizers.schedules import CosineDecayRestarts",
+    "import lamina as keras; keras.optimizers.get('lamb').__class__.__name__ == 'Lamb' or exit(1)",
 ])
 def test_keras_style_statements_run_in_a_fresh_interpreter(statement):
     subprocess.run([sys.executable, "-c", statement], check=True)
@@ -108,3 +128,64 @@ def test_setup_finds_every_package_folder():
         if folder != ROOT and "__init__.py" in files:
             found.add("lamina." + os.path.relpath(folder, ROOT).replace(os.sep, "."))
     assert listed == found
+
+
+# Keras 3.15.1's top-level names lamina has, and the object each one is in lamina
+TOP_LEVEL = {
+    "Layer": "lamina.layers.Layer", "InputSpec": "lamina.layers.InputSpec",
+    "KerasTensor": "lamina.layers.symbolic.SymbolicTensor", "Loss": "lamina.losses.Loss",
+    "Metric": "lamina.metrics.Metric", "Optimizer": "lamina.optimizers.Optimizer",
+    "Initializer": "lamina.initializers.Initializer",
+    "Regularizer": "lamina.regularizers.Regularizer",
+    "DTypePolicy": "lamina.dtype_policies.DTypePolicy",
+    "FloatDTypePolicy": "lamina.dtype_policies.FloatDTypePolicy",
+    "Operation": "lamina.layers.Layer", "name_scope": "lamina.backends.name_scope.name_scope",
+    "device": "lamina.backends.context.device",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOP_LEVEL))
+def test_keras_top_level_names_are_the_implementing_objects(name):
+    module_name, _, attribute = TOP_LEVEL[name].rpartition(".")
+    assert getattr(lamina, name) is getattr(importlib.import_module(module_name), attribute)
+    assert name in lamina.__all__
+
+
+def test_keras_3_code_on_the_top_level_names():
+    class Scale(lamina.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+        def call(self, inputs):
+            return inputs * self.w
+
+    inputs = lamina.Input((3,))
+    assert isinstance(inputs, lamina.KerasTensor) and lamina.backend.is_keras_tensor(inputs)
+    outputs = Scale()(inputs)
+    assert isinstance(outputs, lamina.KerasTensor)
+    assert issubclass(Scale, lamina.layers.Layer) and isinstance(Scale(), lamina.Operation)
+    spec = lamina.KerasTensor((None, 4))             # Keras' default dtype
+    assert (spec.shape, spec.dtype) == ((None, 4), "float32")
+    assert lamina.version() == lamina.__version__
+
+
+def test_the_backend_namespace_has_keras_names():
+    # dir(keras.backend) of Keras 3.15.1 but result_type
+    names = {"backend", "clear_session", "epsilon", "floatx", "get_uid", "image_data_format",
+             "is_float_dtype", "is_int_dtype", "is_keras_tensor", "set_epsilon", "set_floatx",
+             "set_image_data_format", "standardize_dtype"}
+    assert names <= set(lamina.backend.__all__)
+    assert lamina.backend.backend() == lamina.backends.get_backend().name
+    assert lamina.backend.clear_session is lamina.utils.clear_session
+    assert lamina.backend.floatx is lamina.config.floatx
+def test_models_save_model_writes_what_load_model_reads(tmp_path):
+    import numpy as np
+
+    model = lamina.Sequential([lamina.layers.Input((3,)), lamina.layers.Dense(2)])
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    for name in ("m.keras", "m.h5"):
+        lamina.models.save_model(model, tmp_path / name)
+        np.testing.assert_allclose(lamina.models.load_model(tmp_path / name).predict(x, verbose=0),
+                                   model.predict(x, verbose=0))
+    with pytest.raises(FileExistsError):
+        lamina.models.save_model(model, tmp_path / "m.keras", overwrite=False)

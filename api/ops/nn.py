@@ -15,6 +15,8 @@ from lamina.backends.ops import (average_pool, batch_normalization,  # noqa: F40
                                  sparse_plus, sparse_sigmoid, sparse_softmax_cross_entropy,
                                  sparsemax, squareplus, swish, tanh_shrink, threshold)
 from lamina.backends.ops import ctc_decode, ctc_loss  # noqa: F401
+from lamina.backends.ops import fold, unfold  # noqa: F401
+from lamina.backends.ops import adaptive_average_pool, adaptive_max_pool  # noqa: F401
 
 __all__ = [
     "average_pool", "batch_normalization", "batch_normalization_train",
@@ -29,4 +31,6 @@ __all__ = [
     "sparse_softmax_cross_entropy", "sparsemax", "squareplus", "swish", "tanh_shrink",
     "threshold",
     "ctc_decode", "ctc_loss",
+    "fold", "unfold",
+    "adaptive_average_pool", "adaptive_max_pool",
 ]

@@ -53,6 +53,11 @@ class CupyBackend(ArrayEngine):
 
         return erf(x)
 
+    def special(self, name, x):
+        import cupyx.scipy.special
+
+        return getattr(cupyx.scipy.special, name)(x).astype(x.dtype, copy=False)
+
     def permutation(self, generator, n):
         # CuPy's Generator has no permutation(): sort uniform keys instead.
         return self._cupy.argsort(generator.random(n))

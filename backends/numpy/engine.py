@@ -40,6 +40,11 @@ class NumpyBackend(ArrayEngine):
 
         return erf(x).astype(x.dtype, copy=False)
 
+    def special(self, name, x):
+        import scipy.special
+
+        return getattr(scipy.special, name)(x).astype(x.dtype, copy=False)
+
     def linear(self, x, kernel, bias=None):
         """float16 GEMMs run as float32 BLAS GEMMs rounded back to float16 (NumPy has no
         float16 BLAS: its float16 matmul is several times slower than float32), as GPUs

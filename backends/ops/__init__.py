@@ -10,6 +10,7 @@ Example:
 """
 
 from ..autodiff import Tensor, Variable
+from .adaptive_pooling import adaptive_average_pool, adaptive_max_pool
 from .activations import (celu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_swish,
                           hard_tanh, log_sigmoid, soft_shrink, softsign, sparse_plus,
                           sparse_sigmoid, sparsemax, squareplus, swish, tanh_shrink,
@@ -68,6 +69,14 @@ from .shape import (append, array_split, broadcast_to, concatenate, dsplit, dsta
                     swapaxes, take, tile, transpose, unstack, vsplit, vstack)
 from .sorting import (argpartition, argsort, bincount, digitize, histogram, in_top_k,
                       searchsorted, sort, top_k, unique)
+from .blocks import fold, unfold
+from .control_flow import vectorize
+from .conversion import view
+from .einops import rearrange
+from .elementwise import erfinv, i0
+from .fft import irfft, rfft
+from .pairwise import cdist, corrcoef
+from .signal import correlate, extract_sequences, istft, stft
 
 
 def get_item(x, key):
@@ -123,6 +132,9 @@ __all__ = [  # the ops (not Tensor: that is lamina.Tensor)
     "threshold", "tile", "top_k", "trace", "transpose", "trapezoid", "tri", "tril", "triu",
     "true_divide", "trunc", "unique", "unravel_index", "unstack", "vander", "var", "vdot",
     "vectorized_map", "vsplit", "vstack", "where", "while_loop", "zeros", "zeros_like",
+    "cdist", "corrcoef", "correlate", "erfinv", "extract_sequences", "fold", "i0", "irfft",
+    "istft", "rearrange", "rfft", "stft", "unfold", "vectorize", "view",
+    "adaptive_average_pool", "adaptive_max_pool",
 ]
 
 

@@ -1,6 +1,6 @@
 """Control flow with ``keras.ops``' signatures: ``cond``, ``switch``, ``fori_loop``,
-``while_loop``, ``scan``, ``associative_scan``, ``map``, ``vectorized_map``, plus
-``stop_gradient`` and ``custom_gradient``.
+``while_loop``, ``scan``, ``associative_scan``, ``map``, ``vectorized_map``, ``vectorize``,
+plus ``stop_gradient`` and ``custom_gradient``.
 
 lamina is define-by-run, so these run eagerly in Python: gradients flow through every
 iteration as through any other op sequence. ``vectorized_map`` maps the function over the
@@ -8,10 +8,13 @@ first axis (the NumPy engine has no vectorizing compiler), stacking the results.
 """
 
 import functools
+import re
+
+import numpy as np
 
 from ..autodiff import Tensor, as_engine_array, no_grad, record
 from .core import data_of
-from .shape import stack, unstack
+from .shape import broadcast_to, reshape, stack, unstack
 
 
 # ------------------------------------------------------------------ nested structures
@@ -132,6 +135,74 @@ def vectorized_map(function, elements):
         columns = [unstack(_as_tensor(e)) for e in elements]
         return stack([function([c[i] for c in columns]) for i in range(len(columns[0]))])
     return stack([function(x) for x in unstack(_as_tensor(elements))])
+
+
+_CORE = re.compile(r"\(([\w\s,]*)\)")
+
+
+def _parse_signature(signature):
+    """``"(m,n),(n)->(m)"`` as ([("m", "n"), ("n",)], [("m",)])."""
+    if signature.count("->") != 1:
+        raise ValueError(f"vectorize: signature must look like '(m,n),(n)->(m)', got "
+                         f"{signature!r}")
+    sides = signature.replace(" ", "").split("->")
+    inputs, outputs = ([tuple(d for d in group.split(",") if d)
+                        for group in _CORE.findall(side)] for side in sides)
+    return inputs, outputs
+
+
+def vectorize(pyfunc, *, excluded=None, signature=None):
+    """``pyfunc`` made elementwise, as ``numpy.vectorize`` / ``keras.ops.vectorize``:
+    the returned function broadcasts its tensor arguments over their leading (loop)
+    dimensions and calls ``pyfunc`` once per loop index on the core slices (scalars, or
+    the core dimensions of the gufunc ``signature`` such as ``"(m,n),(n)->(m)"``),
+    stacking the results (a tuple of outputs gives a tuple). Keyword arguments and
+    the positions in ``excluded`` are passed through unchanged. lamina has no vectorizing compiler: the
+    calls run in a Python loop; gradients flow through them.
+
+    Example:
+        >>> ops.vectorize(lambda a, b: a + b)([1.0, 2.0, 3.0], 2.0)   # [3, 4, 5]
+    """
+    if not callable(pyfunc):
+        raise ValueError(f"vectorize needs a callable pyfunc, got pyfunc={pyfunc!r}")
+    excluded = set(excluded or ())
+    cores = _parse_signature(signature) if signature is not None else None
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        kept = [i for i in range(len(args)) if i not in excluded]
+        tensors = [_as_tensor(args[i]) for i in kept]
+        core_dims = cores[0] if cores else [()] * len(tensors)
+        if len(core_dims) != len(tensors):
+            raise ValueError(f"vectorize: signature {signature!r} has {len(core_dims)} "
+                             f"inputs, got {len(tensors)} vectorized arguments")
+        loops = []
+        for tensor, core in zip(tensors, core_dims):
+            if tensor.ndim < len(core):
+                raise ValueError(f"vectorize: an argument of shape {tensor.shape} has "
+                                 f"fewer dimensions than its core {core}")
+            loops.append(tensor.shape[:tensor.ndim - len(core)])
+        loop = tuple(np.broadcast_shapes(*loops)) if loops else ()
+        count = int(np.prod(loop, dtype=np.int64))
+        columns = [unstack(reshape(broadcast_to(t, loop + t.shape[len(s):]),
+                                   (count,) + t.shape[len(s):])) if count else []
+                   for t, s in zip(tensors, loops)]
+        results = []
+        for index in range(count):
+            call_args = list(args)
+            for position, column in zip(kept, columns):
+                call_args[position] = column[index]
+            results.append(pyfunc(*call_args, **kwargs))
+        if not results:
+            raise ValueError("vectorize: the broadcast loop shape is empty (size 0)")
+        if isinstance(results[0], tuple):
+            return tuple(reshape(stack([_as_tensor(r[k]) for r in results]),
+                                 loop + tuple(_as_tensor(results[0][k]).shape))
+                         for k in range(len(results[0])))
+        first = _as_tensor(results[0])
+        return reshape(stack([_as_tensor(r) for r in results]), loop + tuple(first.shape))
+
+    return wrapped
 
 
 # ------------------------------------------------------------------ gradients

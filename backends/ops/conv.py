@@ -209,7 +209,8 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, paddin
 
 
 def _check_channels_last(name, data_format):
-    if data_format not in (None, "channels_last"):
+    # None is lamina.config.image_data_format(), as in Keras
+    if state.standardize_data_format(data_format) != "channels_last":
         raise ValueError(f"{name}: lamina's convolution ops are channels-last; got "
                          f"data_format={data_format!r}")
 

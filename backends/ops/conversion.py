@@ -96,3 +96,29 @@ def copy(x):
 def array(x, dtype=None):
     """A new Tensor holding a copy of ``x`` (cast to ``dtype`` when given)."""
     return copy(x) if dtype is None else cast(copy(x), dtype)
+
+
+def view(x, dtype=None):
+    """The bytes of ``x`` reinterpreted as ``dtype`` (``keras.ops.view``, NumPy's
+    ``ndarray.view``): with a different item size the last axis scales by the size
+    ratio. No gradient (the values are not a function of ``x``'s values).
+
+    Example:
+        >>> view(np.array([1, 2, 3], "int32"), "float32")   # [1.4e-45, 2.8e-45, 4.2e-45]
+    """
+    a = data_of(x)
+    if not hasattr(a, "view"):
+        a = Tensor(a).data
+    if dtype is None:
+        return record(a.copy(), (), None, "view")
+    target = np.dtype(dtype)
+    if target.itemsize != a.dtype.itemsize:
+        if a.ndim == 0:
+            raise ValueError(f"view: cannot view a scalar of dtype {a.dtype} as {target}: "
+                             f"the item sizes differ")
+        if a.shape[-1] * a.dtype.itemsize % target.itemsize:
+            raise ValueError(f"view: cannot view shape {tuple(a.shape)} of dtype "
+                             f"{a.dtype} as {target}: the last axis' bytes are not a "
+                             f"multiple of {target.itemsize}")
+    contiguous = state.backend().xp.ascontiguousarray(a)
+    return record(contiguous.view(target).copy(), (), None, "view")

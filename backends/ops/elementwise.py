@@ -126,6 +126,16 @@ erf = unary_op("erf", lambda a: state.backend().erf(a),
 erfc = unary_op("erfc", lambda a: 1 - state.backend().erf(a),
               lambda a, out: (-2 / math.sqrt(math.pi)) * xp().exp(-a * a),
               doc="Elementwise complementary error function ``1 - erf(x)``.")
+erfinv = unary_op("erfinv", lambda a: state.backend().special("erfinv", a),
+                lambda a, out: (math.sqrt(math.pi) / 2) * xp().exp(out * out),
+                doc="Elementwise inverse error function (``erf(erfinv(x)) = x`` on "
+                    "(-1, 1); +-inf at +-1, nan outside).")
+
+# ------------------------------------------------------------------ Bessel function
+i0 = unary_op("i0", lambda a: state.backend().special("i0", a),
+            lambda a, out: state.backend().special("i1", a),
+            doc="Elementwise modified Bessel function of the first kind, order 0 "
+                "(derivative ``i1``).")
 
 # ------------------------------------------------------------------ rounding and sign
 sign = _piecewise_constant("sign", lambda a: xp().sign(a), "Elementwise sign: -1, 0 or 1.")

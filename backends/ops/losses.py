@@ -1,15 +1,13 @@
 """Fused loss ops, each with a hand-written backward: the mean squared error; the
 cross-entropies from logits (softmax, sparse softmax) on the numerically stable engine
 kernels, and from probabilities (binary, categorical, sparse categorical) in Keras'
-clip-to-``[EPSILON, 1 - EPSILON]``-and-log form."""
+clip-to-``[eps, 1 - eps]``-and-log form (``eps``: ``lamina.config.epsilon()``, read per call)."""
 
 from .. import state
 from ..trace import host_check
 from .core import data_of, index_data, record, unbroadcast
 from .activation_kernels import sigmoid as sigmoid_array
 from .shape import moveaxis
-
-EPSILON = 1e-7
 
 
 def integer_labels(labels, xp=None):
@@ -126,6 +124,7 @@ def binary_crossentropy_elementwise(target, output, from_logits):
     probabilities: ``-(z log(p) + (1 - z) log(1 - p))`` with ``p`` clipped to [eps, 1-eps].
     """
     xp = state.backend().xp
+    eps = state.epsilon()
     z, x = data_of(target), data_of(output)
     if from_logits:
         out = xp.maximum(x, 0) - x * z
@@ -136,7 +135,7 @@ def binary_crossentropy_elementwise(target, output, from_logits):
             grad_x = unbroadcast(g * (sigmoid_array(x) - z), x.shape) if needs[1] else None
             return grad_z, grad_x
     else:
-        p = xp.clip(x, EPSILON, 1.0 - EPSILON)
+        p = xp.clip(x, eps, 1.0 - eps)
         log_p, log_q = xp.log(p), xp.log(1.0 - p)
         out = -(z * log_p + (1.0 - z) * log_q)
 
@@ -144,7 +143,7 @@ def binary_crossentropy_elementwise(target, output, from_logits):
             grad_z = unbroadcast(g * (log_q - log_p), z.shape) if needs[0] else None
             grad_x = None
             if needs[1]:
-                inside = (x >= EPSILON) & (x <= 1.0 - EPSILON)
+                inside = (x >= eps) & (x <= 1.0 - eps)
                 grad_x = unbroadcast(g * ((p - z) / (p * (1.0 - p))) * inside, x.shape)
             return grad_z, grad_x
 
@@ -155,10 +154,11 @@ def categorical_crossentropy_from_probs(target, output):
     """Keras' probability cross-entropy along the last axis, fused:
     ``q = clip(p / sum(p), eps, 1 - eps)``, loss ``-sum(t * log(q))``."""
     xp = state.backend().xp
+    eps = state.epsilon()
     t, p = data_of(target), data_of(output)
     total = p.sum(axis=-1, keepdims=True)
     q = p / total
-    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
+    qc = xp.clip(q, eps, 1.0 - eps)
     log_q = xp.log(qc)
     out = -(t * log_q).sum(axis=-1)
 
@@ -168,7 +168,7 @@ def categorical_crossentropy_from_probs(target, output):
         if needs[0]:
             grad_t = unbroadcast(-g_col * log_q, t.shape)
         if needs[1]:
-            a = -t / qc * ((q >= EPSILON) & (q <= 1.0 - EPSILON))   # dL/dq
+            a = -t / qc * ((q >= eps) & (q <= 1.0 - eps))   # dL/dq
             grad_p = g_col * (a - (a * q).sum(axis=-1, keepdims=True)) / total
         return grad_t, grad_p
 
@@ -178,6 +178,7 @@ def categorical_crossentropy_from_probs(target, output):
 def sparse_categorical_crossentropy_from_probs(labels, output):
     """Keras' probability cross-entropy of integer ``labels``, fused (see above)."""
     xp = state.backend().xp
+    eps = state.epsilon()
     p = data_of(output)
     classes = p.shape[-1]
     flat_p = p.reshape(-1, classes)
@@ -186,11 +187,11 @@ def sparse_categorical_crossentropy_from_probs(labels, output):
     rows = xp.arange(flat_labels.shape[0])
     total = flat_p.sum(axis=-1)
     q = flat_p[rows, flat_labels] / total
-    qc = xp.clip(q, EPSILON, 1.0 - EPSILON)
+    qc = xp.clip(q, eps, 1.0 - eps)
     out = -xp.log(qc)
 
     def backward(g, needs):
-        a = g.reshape(-1) * (-1.0 / qc) * ((q >= EPSILON) & (q <= 1.0 - EPSILON))
+        a = g.reshape(-1) * (-1.0 / qc) * ((q >= eps) & (q <= 1.0 - eps))
         grad = xp.broadcast_to((-(a * q) / total)[:, None], flat_p.shape).copy()
         grad[rows, flat_labels] += a / total
         return None, grad.reshape(p.shape)

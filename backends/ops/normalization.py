@@ -5,6 +5,8 @@ and the image metric ``psnr``. (The fused training-mode batch and layer norms ar
 
 import math
 
+from .. import state
+
 from .core import data_of, float_data
 from .elementwise import log10, rsqrt
 from .linalg import norm
@@ -12,7 +14,6 @@ from .math import add, divide, maximum, minimum, multiply, subtract
 from .reductions import mean, sum as reduce_sum
 from .shape import expand_dims, reshape, squeeze
 
-EPSILON = 1e-7      # Keras' backend.epsilon()
 
 
 def moments(x, axes, keepdims=False, synchronized=False):
@@ -51,7 +52,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``)."""
     if not isinstance(order, int) or order < 1:
         raise ValueError(f"normalize: order must be an int >= 1, got {order!r}")
-    epsilon = EPSILON if epsilon is None else epsilon
+    epsilon = state.epsilon() if epsilon is None else epsilon
     if getattr(data_of(x), "ndim", 0) == 0:
         x = expand_dims(x, 0)
     if order == 2:
@@ -63,7 +64,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
     """``x / sqrt(mean(x ** 2, axis) + epsilon)``, times ``scale`` when given."""
-    epsilon = EPSILON if epsilon is None else epsilon
+    epsilon = state.epsilon() if epsilon is None else epsilon
     out = multiply(x, rsqrt(add(mean(multiply(x, x), axis=axis, keepdims=True), epsilon)))
     return out if scale is None else multiply(out, scale)
 

@@ -9,11 +9,12 @@ from .history import History
 from .lambda_callback import LambdaCallback
 from .monitor import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, TerminateOnNaN
 from .progbar import Progbar, ProgbarLogger
+from .swap_ema_weights import SwapEMAWeights
 from .tensorboard import TensorBoard
 
 __all__ = [
     "CALLBACKS", "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
     "ReduceLROnPlateau", "LearningRateScheduler", "CSVLogger", "TerminateOnNaN",
     "LambdaCallback", "ModelCheckpoint", "BackupAndRestore", "TensorBoard", "get",
-    "deserialize",
+    "deserialize", "SwapEMAWeights",
 ]

@@ -11,15 +11,22 @@ Every callback class is registered by class name in :data:`CALLBACKS`; :func:`ge
 resolves a name, a ``{"class_name", "config"}`` dict or an instance.
 """
 
+import logging
 import sys
 
+from ...backends import config
 from ...backends.registry import Registry
 
 CALLBACKS = Registry("callback")
 
 
 def print_line(message):
-    """Write ``message`` and a newline to ``sys.stdout`` (looked up now) and flush."""
+    """Write ``message`` and a newline to ``sys.stdout`` (looked up now) and flush; with
+    interactive logging disabled (``lamina.config.disable_interactive_logging()``), log it
+    at INFO level to the ``"lamina"`` logger instead, as Keras' ``io_utils.print_msg``."""
+    if not config.is_interactive_logging_enabled():
+        logging.getLogger("lamina").info(message)
+        return
     sys.stdout.write(message + "\n")
     sys.stdout.flush()
 

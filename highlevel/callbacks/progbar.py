@@ -20,8 +20,11 @@ config) the live bar is ``tqdm.auto``'s: a notebook widget where ``ipywidgets`` 
 installed, tqdm's text bar otherwise.
 
 Output goes to ``sys.stdout``, looked up when the bar is created (so redirections and
-pytest's ``capsys`` see it). Per-step cost is one clock read and a comparison unless a
-redraw is due; strings are only formatted when something is shown.
+pytest's ``capsys`` see it); with interactive logging disabled
+(``lamina.config.disable_interactive_logging()``) there is no live bar and the one-line
+summary goes to the ``"lamina"`` logger, as Keras sends it to absl logging. Per-step cost
+is one clock read and a comparison unless a redraw is due; strings are only formatted when
+something is shown.
 
 Example:
     >>> bar = Progbar(target=3, verbose=2)
@@ -39,6 +42,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from ...backends import config
 from .callback import CALLBACKS, Callback, print_line
 
 __all__ = ["Progbar", "format_logs", "format_time_per_step", "format_value", "in_notebook",
@@ -181,7 +185,8 @@ class Progbar:
         self.interval = interval
         self.unit_name = unit_name
         self.stream = sys.stdout
-        self.live = self.verbose == 1 and is_interactive(self.stream)
+        self.live = (self.verbose == 1 and config.is_interactive_logging_enabled()
+                     and is_interactive(self.stream))
         self.seen = 0
         self.finalized = False
         self._start = time.monotonic()
@@ -255,8 +260,11 @@ class Progbar:
         )
         if values:
             line += format_logs(values)
-        self.stream.write(line + "\n")
-        self.stream.flush()
+        if config.is_interactive_logging_enabled():
+            self.stream.write(line + "\n")
+            self.stream.flush()
+        else:
+            print_line(line)
 
     def close(self):
         """Release the live bar without completing it (an interrupted pass)."""

@@ -1,7 +1,8 @@
 """The cross-entropy loss functions: binary, categorical and sparse categorical.
 
 From logits they use the fused, numerically stable softmax/sigmoid cross-entropies; from
-probabilities they clip to ``[1e-7, 1 - 1e-7]`` and take the log, as Keras does, each as
+probabilities they clip to ``[eps, 1 - eps]`` (``lamina.config.epsilon()``, 1e-7 by default)
+and take the log, as Keras does, each as
 one fused op with its own backward (the ops live in :mod:`lamina.backends.ops.losses`).
 """
 

@@ -5,7 +5,7 @@ or Tensors of the right dtype, and Keras' rank alignment.
 from ...backends import ops
 from ...backends import state
 from ...backends.autodiff import Tensor, as_engine_array
-from ...backends.ops.losses import EPSILON  # noqa: F401  (re-exported to losses and metrics)
+from ...backends.state import epsilon  # noqa: F401  (re-exported to losses and metrics)
 
 
 def unwrap(x):

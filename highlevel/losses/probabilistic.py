@@ -8,23 +8,23 @@ from ...backends.ops.losses import binary_crossentropy_elementwise, integer_labe
 from .cross_entropy import (sparse_losses_and_mask, binary_crossentropy,
                             categorical_crossentropy, sparse_categorical_crossentropy)
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, as_pred, as_true, cast_to, unwrap, prepare
+from .loss_utils import epsilon, as_pred, as_true, cast_to, unwrap, prepare
 
 
 # ---------------------------------------------------------------------- loss functions
 def kl_divergence(y_true, y_pred):
     """``sum(t * log(t / p), axis=-1)`` with both clipped to ``[eps, 1]``."""
     y_true, y_pred = prepare(y_true, y_pred)
-    t = ops.clip(y_true, EPSILON, 1.0)
-    p = ops.clip(y_pred, EPSILON, 1.0)
+    t = ops.clip(y_true, epsilon(), 1.0)
+    p = ops.clip(y_pred, epsilon(), 1.0)
     return ops.sum(ops.multiply(t, ops.log(ops.divide(t, p))), axis=-1)
 
 
 def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + eps), axis=-1)``."""
     y_true, y_pred = prepare(y_true, y_pred)
-    return ops.mean(ops.subtract(y_pred, ops.multiply(y_true, ops.log(ops.add(y_pred, EPSILON)))),
-                    axis=-1)
+    log_pred = ops.log(ops.add(y_pred, epsilon()))
+    return ops.mean(ops.subtract(y_pred, ops.multiply(y_true, log_pred)), axis=-1)
 
 
 def _smoothed(y_true, label_smoothing, classes):
@@ -66,7 +66,7 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
     if from_logits:
         y_pred = ops.softmax(y_pred, axis=axis)
     output = ops.divide(y_pred, ops.sum(y_pred, axis=axis, keepdims=True))
-    output = ops.clip(output, EPSILON, 1.0 - EPSILON)
+    output = ops.clip(output, epsilon(), 1.0 - epsilon())
     cross_entropy = ops.negative(ops.multiply(y_true, ops.log(output)))
     weight = ops.multiply(ops.power(ops.subtract(1.0, output), float(gamma)), alpha)
     return ops.sum(ops.multiply(weight, cross_entropy), axis=axis)

@@ -3,7 +3,7 @@
 from ...backends import ops, replica
 from ...backends import state
 from ...backends.autodiff import Tensor, as_engine_array
-from .loss_utils import EPSILON, cast_to, unwrap, squeeze_or_expand_to_same_rank
+from .loss_utils import epsilon, cast_to, unwrap, squeeze_or_expand_to_same_rank
 
 REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 
@@ -75,9 +75,9 @@ def reduce_weighted_values(values, sample_weight=None, mask=None,
     shared = None
     if mask is not None and reduction in ("sum_over_batch_size", "mean"):
         valid = float(mask.sum())
-        shared = replica_divisor(valid, EPSILON)
+        shared = replica_divisor(valid, epsilon())
         if shared is None:
-            mask = mask * (mask.size / (valid + EPSILON))
+            mask = mask * (mask.size / (valid + epsilon()))
     if sample_weight is not None:
         weights = sample_weight if isinstance(sample_weight, Tensor) and \
             sample_weight.requires_grad else as_engine_array(sample_weight)

@@ -5,7 +5,7 @@ import math
 
 from ...backends import ops
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, unwrap, prepare
+from .loss_utils import epsilon, unwrap, prepare
 
 _LOG2 = math.log(2.0)
 
@@ -26,15 +26,15 @@ def mean_absolute_percentage_error(y_true, y_pred):
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), eps)), axis=-1)``."""
     y_true, y_pred = prepare(y_true, y_pred)
     diff = ops.abs(ops.divide(ops.subtract(y_true, y_pred),
-                              ops.maximum(ops.abs(y_true), EPSILON)))
+                              ops.maximum(ops.abs(y_true), epsilon())))
     return ops.multiply(ops.mean(diff, axis=-1), 100.0)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean(square(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)), axis=-1)``."""
     y_true, y_pred = prepare(y_true, y_pred)
-    first = ops.log(ops.add(ops.maximum(y_pred, EPSILON), 1.0))
-    second = ops.log(ops.add(ops.maximum(y_true, EPSILON), 1.0))
+    first = ops.log(ops.add(ops.maximum(y_pred, epsilon()), 1.0))
+    second = ops.log(ops.add(ops.maximum(y_true, epsilon()), 1.0))
     return ops.mean(ops.square(ops.subtract(first, second)), axis=-1)
 
 
@@ -61,7 +61,7 @@ def l2_normalize(x, axis=-1):
     """``x / max(norm(x, axis), eps)`` as Keras' ``normalize`` (a zero vector stays 0 and
     has a finite gradient)."""
     squares = ops.sum(ops.square(x), axis=axis, keepdims=True)
-    return ops.divide(x, ops.sqrt(ops.maximum(squares, EPSILON * EPSILON)))
+    return ops.divide(x, ops.sqrt(ops.maximum(squares, epsilon() * epsilon())))
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):

@@ -3,7 +3,7 @@ defaults). With ``axis=None`` (Keras' default) the whole batch gives one loss va
 
 from ...backends import ops
 from .loss import LossFunctionWrapper
-from .loss_utils import EPSILON, as_pred, as_true, cast_to
+from .loss_utils import epsilon, as_pred, as_true, cast_to
 
 
 def _overlap_inputs(y_true, y_pred):
@@ -15,7 +15,7 @@ def dice(y_true, y_pred, axis=None):
     """``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + eps)`` over ``axis``."""
     y_true, y_pred = _overlap_inputs(y_true, y_pred)
     intersection = ops.sum(ops.multiply(y_true, y_pred), axis=axis)
-    total = ops.add(ops.add(ops.sum(y_true, axis=axis), ops.sum(y_pred, axis=axis)), EPSILON)
+    total = ops.add(ops.add(ops.sum(y_true, axis=axis), ops.sum(y_pred, axis=axis)), epsilon())
     return ops.subtract(1.0, ops.divide(ops.multiply(intersection, 2.0), total))
 
 
@@ -27,7 +27,7 @@ def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     false_positives = ops.sum(ops.multiply(ops.subtract(1.0, y_pred), y_true), axis=axis)
     false_negatives = ops.sum(ops.multiply(y_pred, ops.subtract(1.0, y_true)), axis=axis)
     denominator = ops.add(ops.add(intersection, ops.multiply(false_positives, alpha)),
-                          ops.add(ops.multiply(false_negatives, beta), EPSILON))
+                          ops.add(ops.multiply(false_negatives, beta), epsilon()))
     return ops.subtract(1.0, ops.divide(intersection, denominator))
 
 

@@ -7,7 +7,7 @@ accumulated per threshold.
 import numpy as np
 
 from ...backends import state
-from ..losses.loss_utils import EPSILON, squeeze_or_expand_to_same_rank
+from ..losses.loss_utils import epsilon, squeeze_or_expand_to_same_rank
 from .metric import Metric, engine_array, float_array, result_value
 
 NEG_INF = -1e10
@@ -192,7 +192,7 @@ class AUC(Metric):
             self.num_thresholds = len(inner) + 2
             grid = np.array([0.0] + inner + [1.0])
             steps = np.diff(grid)
-            self._evenly = bool(np.allclose(steps, steps[0], atol=EPSILON))
+            self._evenly = bool(np.allclose(steps, steps[0], atol=epsilon()))
         else:
             if num_thresholds <= 1:
                 raise ValueError("Argument `num_thresholds` must be an integer > 1. "
@@ -200,7 +200,7 @@ class AUC(Metric):
             self.num_thresholds = num_thresholds
             inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
             self._evenly = True
-        self.thresholds = [0.0 - EPSILON] + inner + [1.0 + EPSILON]
+        self.thresholds = [0.0 - epsilon()] + inner + [1.0 + epsilon()]
         self._engine_thresholds = state.backend().asarray(
             np.asarray(self.thresholds, dtype="float64"))
         self._built = False

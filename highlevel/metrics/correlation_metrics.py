@@ -2,7 +2,7 @@
 sample along ``axis``, averaged over samples (``keras.metrics``, Keras 3.9+)."""
 
 from ...backends import state
-from ..losses.loss_utils import EPSILON
+from ..losses.loss_utils import epsilon
 from .metric import aligned_floats
 from .reduction_metrics import wrapped
 
@@ -27,7 +27,7 @@ def concordance_correlation(y_true, y_pred, axis=-1):
     pred_var = (y_pred - pred_mean).var(axis=axis, keepdims=True)
     covariance = (y_true - pred_mean) * (y_pred - pred_mean)
     norm = true_var + pred_var + state.backend().xp.square(true_mean - pred_mean)
-    return (2 * covariance / (norm + EPSILON)).mean(axis=axis)
+    return (2 * covariance / (norm + epsilon())).mean(axis=axis)
 
 
 PearsonCorrelation = wrapped("PearsonCorrelation", pearson_correlation,

@@ -3,7 +3,7 @@
 :meth:`Metric.add_variable`, the Keras 3 way, once the number of classes is known."""
 
 from ...backends import state
-from ..losses.loss_utils import EPSILON
+from ..losses.loss_utils import epsilon
 from .metric import Metric, float_array, result_value
 
 
@@ -70,13 +70,13 @@ class FBetaScore(Metric):
             return 0.0
         tp, fp, fn = (v.data for v in (self.true_positives, self.false_positives,
                                        self.false_negatives))
-        precision = tp / (tp + fp + EPSILON)
-        recall = tp / (tp + fn + EPSILON)
+        precision = tp / (tp + fp + epsilon())
+        recall = tp / (tp + fn + epsilon())
         beta2 = self.beta ** 2
-        score = precision * recall / (beta2 * precision + recall + EPSILON) * (1 + beta2)
+        score = precision * recall / (beta2 * precision + recall + epsilon()) * (1 + beta2)
         if self.average == "weighted":
             weights = self.intermediate_weights.data
-            score = (score * weights / (weights.sum() + EPSILON)).sum()
+            score = (score * weights / (weights.sum() + epsilon())).sum()
         elif self.average is not None:
             score = score.mean()
         return result_value(score)

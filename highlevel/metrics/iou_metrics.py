@@ -3,7 +3,7 @@
 arguments and results)."""
 
 from ...backends import state
-from ..losses.loss_utils import EPSILON
+from ..losses.loss_utils import epsilon
 from .metric import Metric, engine_array, float_array, result_value
 
 
@@ -57,8 +57,8 @@ class _IoUBase(Metric):
         ids = xp.asarray(list(target_class_ids), dtype="int64")
         true_positives, denominator = true_positives[ids], denominator[ids]
         valid = denominator > 1e-9
-        iou = xp.where(valid, true_positives / (denominator + EPSILON), 0.0)
-        return result_value((iou.sum() / (valid.sum() + EPSILON)).astype("float32"))
+        iou = xp.where(valid, true_positives / (denominator + epsilon()), 0.0)
+        return result_value((iou.sum() / (valid.sum() + epsilon())).astype("float32"))
 
     def get_config(self):
         """Keras' config."""

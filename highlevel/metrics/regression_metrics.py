@@ -9,7 +9,7 @@ import numpy as np
 from ...backends import state
 from ..losses.regression import (cosine_similarity, huber,  # noqa: F401  (re-exported)
                                  log_cosh, mean_squared_logarithmic_error)
-from ..losses.loss_utils import EPSILON
+from ..losses.loss_utils import epsilon
 from .metric import Metric, float_array, result_value, aligned_floats
 from .reduction_metrics import Mean, wrapped
 
@@ -28,7 +28,7 @@ mean_squared_error = _regression(lambda xp, t, p: xp.square(t - p).mean(axis=-1)
 mean_absolute_error = _regression(lambda xp, t, p: xp.abs(t - p).mean(axis=-1),
                                   "mean_absolute_error")
 mean_absolute_percentage_error = _regression(
-    lambda xp, t, p: 100.0 * xp.abs((t - p) / xp.maximum(xp.abs(t), EPSILON)).mean(axis=-1),
+    lambda xp, t, p: 100.0 * xp.abs((t - p) / xp.maximum(xp.abs(t), epsilon())).mean(axis=-1),
     "mean_absolute_percentage_error")
 
 MeanSquaredError = wrapped("MeanSquaredError", mean_squared_error, "mean_squared_error",

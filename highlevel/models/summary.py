@@ -15,6 +15,8 @@ import textwrap
 
 import numpy as np
 
+from ..callbacks.callback import print_line
+
 _UNITS = ["B", "KB", "MB", "GB", "TB", "PB"]
 
 
@@ -266,7 +268,8 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
         line_length: total width (default 88, or 108 with "Connected to"; +12 with
             ``show_trainable``; at most the terminal's width - 4).
         positions: right edges of the columns, as fractions of ``line_length``.
-        print_fn: called once with the whole summary (default ``print``).
+        print_fn: called once with the whole summary (default: printed to stdout, or
+            logged when ``lamina.config.disable_interactive_logging()`` was called).
         expand_nested: also list the layers of nested models, indented with ``└``.
         show_trainable: add a "Trainable" column (Y / N, ``-`` for layers without
             weights).
@@ -275,7 +278,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
     """
     text = summary_text(model, line_length, positions, expand_nested, show_trainable,
                         layer_range)
-    if print_fn is None:
-        print(text, end="")
+    if print_fn is None:    # stdout, or logging without interactive logging (as Keras)
+        print_line(text.removesuffix("\n"))
     else:
         print_fn(text)

@@ -2,7 +2,7 @@
 
 One module per optimizer, each with its own update rule (``sgd``, ``adam``, ``adamw``,
 ``rmsprop``, ``adagrad``, ``nadam``, ``adamax``, ``adadelta``, ``lion``, ``ftrl``,
-``adafactor``) on the base class of ``optimizer`` (Nadam and Adamax through
+``adafactor``, ``lamb``) on the base class of ``optimizer`` (Nadam, Adamax and Lamb through
 ``moments``); ``lookup`` resolves names and configs. A new optimizer is a new module that subclasses :class:`Optimizer`, registers
 itself in ``OPTIMIZERS`` and is imported here.
 """
@@ -15,6 +15,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .ftrl import Ftrl
+from .lamb import Lamb
 from .lion import Lion
 from .lookup import deserialize, get, serialize
 from .loss_scale_optimizer import LossScaleOptimizer
@@ -25,4 +26,4 @@ from .sgd import SGD
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl", "Lion",
            "LossScaleOptimizer", "Nadam", "OPTIMIZERS", "Optimizer", "RMSprop", "SGD",
-           "deserialize", "get", "schedules", "serialize"]
+           "deserialize", "get", "schedules", "serialize", "Lamb"]

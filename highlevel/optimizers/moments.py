@@ -1,4 +1,4 @@
-"""The constructor and config that Nadam and Adamax share with Keras: ``beta_1``,
+"""The constructor and config that Nadam, Adamax and Lamb share with Keras: ``beta_1``,
 ``beta_2`` and ``epsilon`` (defaults 0.9, 0.999, 1e-7) on top of the base options."""
 
 from .optimizer import Optimizer

@@ -107,6 +107,59 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
+def _cosine_decayed(fraction, alpha, multiplier=1.0):
+    """The cosine factor at ``fraction`` of a period, from ``multiplier`` to ``alpha``."""
+    cosine = 0.5 * multiplier * (1.0 + math.cos(math.pi * fraction))
+    return (1.0 - alpha) * cosine + alpha
+
+
+@SCHEDULES.register()
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter), as Keras: the first
+    period lasts ``first_decay_steps``; each restart multiplies the period by ``t_mul`` and
+    the initial rate by ``m_mul``; within a period the rate falls from the period's start
+    to ``alpha`` times ``initial_learning_rate``.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        first_decay_steps: the length of the first period (> 0).
+        t_mul: the factor of each period's length over the previous one's.
+        m_mul: the factor of each period's initial rate over the previous one's.
+        alpha: the minimum rate, as a fraction of ``initial_learning_rate``.
+        name: Keras' name, ``"SGDRDecay"``.
+    """
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                 alpha=0.0, name="SGDRDecay"):
+        if first_decay_steps <= 0:
+            raise ValueError("Argument `first_decay_steps` must be > 0. Received: "
+                             f"first_decay_steps={first_decay_steps}")
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self.t_mul = t_mul
+        self.m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step):
+        fraction = float(step) / self.first_decay_steps
+        t_mul = float(self.t_mul)
+        if t_mul == 1.0:
+            restart = math.floor(fraction)
+            fraction -= restart
+        else:
+            restart = math.floor(math.log(1.0 - fraction * (1.0 - t_mul)) / math.log(t_mul))
+            done = (1.0 - t_mul ** restart) / (1.0 - t_mul)
+            fraction = (fraction - done) / t_mul ** restart
+        return float(self.initial_learning_rate) * _cosine_decayed(
+            fraction, float(self.alpha), float(self.m_mul) ** restart)
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "first_decay_steps": self.first_decay_steps, "t_mul": self.t_mul,
+                "m_mul": self.m_mul, "alpha": self.alpha, "name": self.name}
+
+
 @SCHEDULES.register()
 class CosineDecay(LearningRateSchedule):
     """Cosine decay from the initial (or warmup target) rate to ``alpha`` times it over
@@ -124,9 +177,7 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_steps = warmup_steps
 
     def _decay(self, step, decay_from):
-        fraction = step / self.decay_steps
-        cosine = 0.5 * (1.0 + math.cos(math.pi * fraction))
-        return decay_from * ((1.0 - self.alpha) * cosine + self.alpha)
+        return decay_from * _cosine_decayed(step / self.decay_steps, self.alpha)
 
     def __call__(self, step):
         step = float(step)
@@ -219,6 +270,6 @@ def get(identifier, custom_objects=None):
     raise ValueError(f"cannot interpret {identifier!r} as a learning rate schedule")
 
 
-__all__ = ["CosineDecay", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
+__all__ = ["CosineDecay", "CosineDecayRestarts", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
            "PiecewiseConstantDecay", "PolynomialDecay", "SCHEDULES", "deserialize", "get",
            "serialize"]

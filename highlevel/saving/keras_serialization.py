@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from ...backends.config import effective_safe_mode
 from ...layers import serialization as layer_serialization
 from ...layers.base import LAYERS, Layer
 from ...layers.options.activations import ACTIVATIONS
@@ -125,7 +126,7 @@ _SPECIAL = {"__numpy__": lambda c: np.array(c["value"], dtype=c["dtype"]),
 
 
 def _lambda_refused(safe_mode):
-    if safe_mode:
+    if effective_safe_mode(safe_mode):
         return ValueError("Requested the deserialization of a Python lambda. This carries a "
                           "potential risk of arbitrary code execution and thus it is "
                           "disallowed in safe_mode (the default)")

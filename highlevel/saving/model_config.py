@@ -14,6 +14,7 @@ import json
 import numpy as np
 
 from ...backends import registry
+from ...backends.config import effective_safe_mode
 from ...layers.base import LAYERS, Layer, WeightBudgetError, weight_budget
 from . import keras_format as keras_files, serialization
 from .errors import CheckpointError, ConfigError, UnknownClassError, describe
@@ -149,13 +150,14 @@ def _is_lambda(cls):
 
 def _resolve_lambda(config, custom_objects, source, label, safe_mode=True):
     """Replace a Lambda's stored function reference by the callable in custom_objects.
-    Stored code (Keras' ``__lambda__``) is refused in ``safe_mode`` as Keras refuses it;
+    Stored code (Keras' ``__lambda__``) is refused in ``safe_mode`` as Keras refuses it
+    (off for good after ``lamina.config.enable_unsafe_deserialization()``);
     without ``safe_mode`` the function still comes from ``custom_objects`` (by the layer's
     name), never from the code."""
     config = dict(config)
     reference = config.get("function")
-    if safe_mode and isinstance(reference, dict) and reference.get("class_name") == \
-            "__lambda__":
+    if effective_safe_mode(safe_mode) and isinstance(reference, dict) and \
+            reference.get("class_name") == "__lambda__":
         raise ConfigError(
             f"{describe(source)}: {label} stores a Python lambda as code. Requested the "
             "deserialization of a `Lambda` layer whose `function` is a Python lambda: this "

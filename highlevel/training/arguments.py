@@ -4,7 +4,10 @@ state changes: a bad value raises ``ValueError`` naming the argument and what wa
 instead of silently training nothing (or training with a default)."""
 
 import numbers
+import warnings
 from typing import Callable, NamedTuple, Optional
+
+from ...backends import config
 
 VERBOSE_VALUES = (0, 1, 2, "auto")
 
@@ -27,6 +30,27 @@ def check_count(name, value, minimum=1, allow_none=True):
         raise ValueError(f"`{name}` must be {kind}{' or None' if allow_none else ''}. "
                          f"{_received(name, value)}")
     return int(value)
+
+
+def check_steps(name, value):
+    """``value`` checked as :func:`check_count`, then capped by
+    ``lamina.config.max_steps_per_epoch()`` when one is set (a missing ``value`` takes the
+    cap), with Keras' warning."""
+    steps = check_count(name, value)
+    cap = config.max_steps_per_epoch()
+    if cap and (not steps or cap < steps):
+        warnings.warn(f"Limiting steps_per_epoch to {cap}")
+        steps = cap
+    return steps
+
+
+def capped_epochs(epochs):
+    """``epochs`` capped by ``lamina.config.max_epochs()`` when one is set (Keras' warning)."""
+    cap = config.max_epochs()
+    if cap and cap < epochs:
+        warnings.warn(f"Limiting epochs to {cap}")
+        return cap
+    return epochs
 
 
 def check_verbose(verbose):
@@ -72,18 +96,22 @@ class FitArguments(NamedTuple):
 
 
 def check_fit_arguments(batch_size, epochs, verbose, initial_epoch, steps_per_epoch,
-                        validation_steps, validation_batch_size, validation_freq):
+                        validation_steps, validation_batch_size, validation_freq,
+                        validating=False):
     """Every scalar argument of ``fit`` checked, as :class:`FitArguments` (``batch_size``
-    defaults to 32, ``validation_batch_size`` to ``batch_size``)."""
+    defaults to 32, ``validation_batch_size`` to ``batch_size``); ``epochs`` and the steps
+    capped by ``lamina.config.max_epochs()`` / ``max_steps_per_epoch()`` (the validation
+    steps when ``validating``: there is validation data)."""
     batch_size = check_count("batch_size", batch_size) or 32
     return FitArguments(
         batch_size=batch_size,
-        epochs=check_count("epochs", epochs, minimum=0, allow_none=False),
+        epochs=capped_epochs(check_count("epochs", epochs, minimum=0, allow_none=False)),
         verbose=check_verbose(verbose),
         initial_epoch=check_count("initial_epoch", initial_epoch, minimum=0,
                                   allow_none=False),
-        steps_per_epoch=check_count("steps_per_epoch", steps_per_epoch),
-        validation_steps=check_count("validation_steps", validation_steps),
+        steps_per_epoch=check_steps("steps_per_epoch", steps_per_epoch),
+        validation_steps=(check_steps if validating else check_count)("validation_steps",
+                                                                      validation_steps),
         validation_batch_size=check_count("validation_batch_size",
                                           validation_batch_size) or batch_size,
         should_validate=check_validation_freq(validation_freq))

@@ -24,7 +24,7 @@ from ..distribution import training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .compiled_step import CompiledStep
 from . import data_adapters
-from .arguments import check_count, check_fit_arguments, check_verbose
+from .arguments import check_count, check_fit_arguments, check_steps, check_verbose
 
 
 class NotCompiledError(ValueError, RuntimeError):
@@ -269,7 +269,9 @@ class Trainer:
         self._require_compiled("fit")
         arguments = check_fit_arguments(batch_size, epochs, verbose, initial_epoch,
                                         steps_per_epoch, validation_steps,
-                                        validation_batch_size, validation_freq)
+                                        validation_batch_size, validation_freq,
+                                        validating=bool(validation_split) or
+                                        validation_data is not None)
         batch_size, epochs, verbose = arguments.batch_size, arguments.epochs, arguments.verbose
         initial_epoch = arguments.initial_epoch
         data = data_adapters.adapt(
@@ -341,7 +343,7 @@ class Trainer:
         self._require_compiled("evaluate")
         verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
-        steps = check_count("steps", steps)
+        steps = check_steps("steps", steps)
         data = data_adapters.adapt(self._data_spec(), x, y, sample_weight,
                                    batch_size=batch_size, steps=steps)
         callback_list = callbacks_module.CallbackList(
@@ -376,7 +378,7 @@ class Trainer:
         with no graph recorded, whatever the engine."""
         verbose = check_verbose(verbose)
         batch_size = check_count("batch_size", batch_size) or 32
-        steps = check_count("steps", steps)
+        steps = check_steps("steps", steps)
         data = data_adapters.adapt_inputs(self._data_spec(), x, batch_size=batch_size,
                                           steps=steps)
         backend = state.backend()

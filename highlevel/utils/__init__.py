@@ -1,10 +1,14 @@
 """``lamina.utils``: helpers as in ``keras.utils``."""
 
+from ...backends.config import (disable_interactive_logging, enable_interactive_logging,
+                               is_interactive_logging_enabled)
 from ...backends.random import set_random_seed
 from ..callbacks.progbar import Progbar
 from .array_batches import ArrayBatches
+from .config_dict import Config
 from .dataset_split import split_dataset
 from .directory_datasets import image_dataset_from_directory, text_dataset_from_directory
+from .file_download import get_file
 from .image_io import array_to_img, img_to_array, load_img, save_img
 from .keras_tensors import (clear_session, get_source_inputs, is_keras_tensor,
                             pack_x_y_sample_weight, standardize_dtype,
@@ -21,7 +25,8 @@ from ..saving.object_registration import (CustomObjectScope, custom_object_scope
                                           get_registered_object,
                                           register_keras_serializable)
 
-__all__ = ["ArrayBatches", "CustomObjectScope", "Progbar", "PyDataset", "Sequence",
+__all__ = ["disable_interactive_logging", "enable_interactive_logging",
+           "is_interactive_logging_enabled", "ArrayBatches", "CustomObjectScope", "Progbar", "PyDataset", "Sequence",
            "array_to_img", "clear_session", "custom_object_scope", "deserialize_keras_object", "get_custom_objects",
            "get_registered_name", "get_registered_object", "get_source_inputs",
            "is_keras_tensor", "pack_x_y_sample_weight", "register_keras_serializable", "serialize_keras_object",
@@ -29,4 +34,5 @@ __all__ = ["ArrayBatches", "CustomObjectScope", "Progbar", "PyDataset", "Sequenc
            "image_dataset_from_directory", "img_to_array", "load_img", "model_to_dot",
            "normalize", "pad_sequences", "plot_history", "plot_model", "save_img",
            "set_random_seed", "split_dataset", "text_dataset_from_directory",
-           "timeseries_dataset_from_array", "to_categorical"]
+           "timeseries_dataset_from_array", "to_categorical",
+           "Config", "get_file"]

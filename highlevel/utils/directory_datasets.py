@@ -6,7 +6,8 @@ import functools
 
 import numpy as np
 
-from ...layers.preprocessing.image_ops import RESIZE_INTERPOLATIONS, aspect_crop_box, resize
+from ...backends.ops.conversion import convert_to_numpy
+from ...backends.ops.image_resize import RESIZE_INTERPOLATIONS, resize
 from .file_batches import directory_datasets
 from .image_io import COLOR_MODES, data_format_of, load_img
 
@@ -20,7 +21,8 @@ def _resize_with_pad(image, height, width, interpolation):
     in_height, in_width = image.shape[1:3]
     ratio = max(in_width / width, in_height / height)
     fit_height, fit_width = in_height / ratio, in_width / ratio
-    image = resize(image, (int(np.floor(fit_height)), int(np.floor(fit_width))), interpolation)
+    image = convert_to_numpy(resize(image, (int(np.floor(fit_height)), int(np.floor(fit_width))),
+                                    interpolation))
     top = max(0, int(np.floor((height - fit_height) / 2)))
     left = max(0, int(np.floor((width - fit_width) / 2)))
     out = np.zeros((1, height, width, image.shape[3]), dtype=np.float32)
@@ -36,14 +38,11 @@ def load_resized_image(path, image_size, color_mode, interpolation, crop_to_aspe
     image = np.asarray(load_img(path, color_mode=color_mode), dtype=np.float32)
     image = image.reshape(image.shape[:2] + (-1,))[None]
     height, width = image_size
-    if crop_to_aspect_ratio:
-        top, left, crop_height, crop_width = aspect_crop_box(image.shape[1], image.shape[2],
-                                                             height, width)
-        image = image[:, top:top + crop_height, left:left + crop_width]
     if pad_to_aspect_ratio:
         image = _resize_with_pad(image, height, width, interpolation)
     else:
-        image = resize(image, (height, width), interpolation).astype(np.float32)
+        image = convert_to_numpy(resize(image, (height, width), interpolation,
+                                        crop_to_aspect_ratio=crop_to_aspect_ratio))
     return image[0].transpose(2, 0, 1) if data_format == "channels_first" else image[0]
 
 

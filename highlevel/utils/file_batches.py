@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+from ..callbacks.callback import print_line
 from .py_dataset import PyDataset
 
 LABEL_MODES = ("int", "categorical", "binary", None)
@@ -101,7 +102,7 @@ def index_directory(caller, directory, labels, formats, class_names=None, shuffl
         class_names = [str(label) for label in sorted(set(labels.tolist()))]
     if verbose:
         classes = "" if labels is None else f" belonging to {len(class_names)} classes"
-        print(f"Found {len(file_paths)} files{classes}.")
+        print_line(f"Found {len(file_paths)} files{classes}.")
     if shuffle:
         seed = np.random.randint(1e6) if seed is None else seed
         np.random.RandomState(seed).shuffle(file_paths)
@@ -119,7 +120,7 @@ def split(file_paths, labels, validation_split, subset):
     count = int(validation_split * len(file_paths))
     cut = slice(None, len(file_paths) - count) if subset == "training" else \
         slice(len(file_paths) - count, None)
-    print(f"Using {len(file_paths[cut])} files for {subset}.")
+    print_line(f"Using {len(file_paths[cut])} files for {subset}.")
     return file_paths[cut], None if labels is None else labels[cut]
 
 

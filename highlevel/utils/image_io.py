@@ -26,13 +26,8 @@ def pil_image():
 
 
 def data_format_of(data_format):
-    """``data_format`` checked: ``None`` means ``"channels_last"`` (lamina's layout)."""
-    if data_format is None:
-        return "channels_last"
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"data_format must be 'channels_last' or 'channels_first', got "
-                         f"{data_format!r}")
-    return data_format
+    """``data_format`` checked: ``None`` means ``lamina.config.image_data_format()``."""
+    return state.standardize_data_format(data_format)
 
 
 def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",

@@ -1,6 +1,7 @@
 """Small ``keras.utils`` helpers around symbolic tensors, data tuples and the session:
 ``clear_session``, ``get_source_inputs``, ``is_keras_tensor``,
-``pack_x_y_sample_weight`` / ``unpack_x_y_sample_weight`` and ``standardize_dtype``."""
+``pack_x_y_sample_weight`` / ``unpack_x_y_sample_weight``, ``standardize_dtype`` and
+``is_float_dtype`` / ``is_int_dtype``."""
 
 import gc
 
@@ -95,6 +96,19 @@ def standardize_dtype(dtype=None):
     return "string" if canonical.kind in "USO" else canonical.name
 
 
-__all__ = ["clear_session", "get_source_inputs", "is_keras_tensor",
+def is_float_dtype(dtype):
+    """Whether ``dtype`` (anything :func:`standardize_dtype` takes) is a float type, as
+    Keras' ``backend.is_float_dtype``."""
+    return standardize_dtype(dtype).startswith(("float", "bfloat"))
+
+
+def is_int_dtype(dtype):
+    """Whether ``dtype`` is a signed or unsigned integer type (``bool`` is not), as Keras'
+    ``backend.is_int_dtype``."""
+    return standardize_dtype(dtype).startswith(("int", "uint"))
+
+
+__all__ = ["clear_session", "get_source_inputs", "is_float_dtype", "is_int_dtype",
+           "is_keras_tensor",
            "pack_x_y_sample_weight", "standardize_dtype", "unpack_batch",
            "unpack_x_y_sample_weight"]

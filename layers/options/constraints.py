@@ -8,7 +8,6 @@ from ..configurable import deserialize as _deserialize
 from ..configurable import serialize as _serialize
 
 CONSTRAINTS = Registry("constraint")
-_EPSILON = 1e-7
 
 
 class Constraint(Configurable):
@@ -41,7 +40,7 @@ class MaxNorm(Constraint):
     def __call__(self, w):
         norms = _norms(w, self.axis)
         desired = state.backend().xp.clip(norms, 0, self.max_value)
-        return w * (desired / (norms + _EPSILON))
+        return w * (desired / (norms + state.epsilon()))
 
     def get_config(self):
         return {"max_value": self.max_value, "axis": self.axis}
@@ -58,7 +57,7 @@ class MinMaxNorm(Constraint):
         norms = _norms(w, self.axis)
         clipped = state.backend().xp.clip(norms, self.min_value, self.max_value)
         desired = self.rate * clipped + (1 - self.rate) * norms
-        return w * (desired / (norms + _EPSILON))
+        return w * (desired / (norms + state.epsilon()))
 
     def get_config(self):
         return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
@@ -73,7 +72,7 @@ class UnitNorm(Constraint):
         self.axis = axis
 
     def __call__(self, w):
-        return w / (_EPSILON + _norms(w, self.axis))
+        return w / (state.epsilon() + _norms(w, self.axis))
 
     def get_config(self):
         return {"axis": self.axis}

@@ -3,11 +3,11 @@
 
 import numpy as np
 
+from ...backends.ops.conversion import convert_to_numpy
+from ...backends.ops.image_color import rgb_to_grayscale
 from ..arguments import layer_error
 from ..base import LAYERS
 from .image_layer import ImageLayer, RandomImageLayer, base_factor, value_range_of
-
-GRAYSCALE_WEIGHTS = np.array([0.2989, 0.5870, 0.1140], dtype=np.float32)  # ITU-R 601
 
 
 class ValueRangeLayer(RandomImageLayer):
@@ -104,8 +104,8 @@ class RandomGrayscale(RandomImageLayer):
             raise layer_error(self, f"expects RGB images (3 channels), got "
                                     f"{images.shape[-1]} channels")
         chosen = self.uniform((images.shape[0],), 0.0, 1.0) < self.factor
-        gray = images @ GRAYSCALE_WEIGHTS.astype(images.dtype)
-        return np.where(chosen[:, None, None, None], gray[..., None], images)
+        gray = convert_to_numpy(rgb_to_grayscale(images))
+        return np.where(chosen[:, None, None, None], gray, images)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}

@@ -6,12 +6,14 @@ import math
 
 import numpy as np
 
+from ...backends.ops.conversion import convert_to_numpy
+from ...backends.ops.image_sampling import AFFINE_INTERPOLATIONS, affine_transform
 from ..base import LAYERS
 from .image_layer import RandomImageLayer, base_factor, check_choice, symmetric_factor
-from .image_ops import AFFINE_INTERPOLATIONS, FILL_MODES, affine_transform, rotation_zoom_matrix
 from .image_resizing import check_size, smart_resize
 
 FLIP_MODES = ("horizontal", "vertical", "horizontal_and_vertical")
+FILL_MODES = ("reflect", "wrap", "constant", "nearest")   # Keras' layers (no "mirror")
 
 
 @LAYERS.register()
@@ -58,14 +60,15 @@ class AffineImageLayer(RandomImageLayer):
         super().__init__(seed=seed, data_format=data_format, name=name, trainable=trainable,
                          dtype=dtype, input_shape=input_shape)
         self.fill_mode = check_choice(self, fill_mode, FILL_MODES, "fill_mode")
-        self.interpolation = check_choice(self, interpolation, AFFINE_INTERPOLATIONS,
+        self.interpolation = check_choice(self, interpolation, tuple(AFFINE_INTERPOLATIONS),
                                           "interpolation")
         self.fill_value = float(fill_value)
 
     def augment(self, images):
         batch, height, width = images.shape[:3]
-        return affine_transform(images, self.transforms(batch, height, width),
-                                self.interpolation, self.fill_mode, self.fill_value)
+        return convert_to_numpy(affine_transform(
+            images, self.transforms(batch, height, width), self.interpolation,
+            self.fill_mode, self.fill_value))
 
     def transforms(self, batch, height, width):
         """``(batch, 8)`` output-to-input transforms (Keras' ``affine_transform`` layout)."""
@@ -215,3 +218,15 @@ def _plain(factor):
     """A factor argument as JSON keeps it (a pair as a list)."""
     return list(factor) if isinstance(factor, (tuple, list)) else factor
 
+
+def rotation_zoom_matrix(angle, zoom_x, zoom_y, shift_x, shift_y, height, width):
+    """Keras' batch of 8-parameter transforms about the image center for rotation
+    ``angle`` (radians) — or the zoom ``(zoom_x, zoom_y)`` — then the shift (float32)."""
+    angle = np.asarray(angle, dtype=np.float32)
+    cos, sin = np.cos(angle), np.sin(angle)
+    cx, cy = np.float32((width - 1) / 2), np.float32((height - 1) / 2)
+    a0, a1 = zoom_x * cos, -zoom_x * sin
+    b0, b1 = zoom_y * sin, zoom_y * cos
+    zeros = np.zeros_like(a0)
+    return np.stack([a0, a1, shift_x + cx - cx * a0 - cy * a1, b0, b1,
+                     shift_y + cy - cx * b0 - cy * b1, zeros, zeros], axis=1).astype(np.float32)

@@ -2,10 +2,11 @@
 aspect ratio) and ``CenterCrop`` (crops the center, or resizes an image smaller than the
 target as Keras' ``smart_resize``)."""
 
+from ...backends.ops.conversion import convert_to_numpy
+from ...backends.ops.image_resize import RESIZE_INTERPOLATIONS, resize
 from ..arguments import is_int, layer_error
 from ..base import LAYERS
 from .image_layer import ImageLayer, check_choice
-from .image_ops import RESIZE_INTERPOLATIONS, aspect_crop_box, pad_to_aspect, resize
 
 
 class SizedImageLayer(ImageLayer):
@@ -33,17 +34,10 @@ def check_size(layer, height, width):
     return int(height), int(width)
 
 
-def smart_resize(images, height, width, interpolation="bilinear"):
-    """The largest centered crop of the target's aspect ratio, resized to ``(height,
-    width)`` (Keras' ``smart_resize``)."""
-    return resize(aspect_crop(images, height, width), (height, width), interpolation)
-
-
-def aspect_crop(images, height, width):
-    """The largest centered window of ``images`` with the aspect ratio ``height/width``."""
-    top, left, crop_height, crop_width = aspect_crop_box(images.shape[1], images.shape[2],
-                                                        height, width)
-    return images[:, top:top + crop_height, left:left + crop_width]
+def smart_resize(images, height, width):
+    """The largest centered crop of the target's aspect ratio, resized (bilinear) to
+    ``(height, width)`` (Keras' ``smart_resize``), as a NumPy batch."""
+    return convert_to_numpy(resize(images, (height, width), crop_to_aspect_ratio=True))
 
 
 @LAYERS.register()
@@ -91,11 +85,10 @@ class Resizing(SizedImageLayer):
         self.antialias = bool(antialias)
 
     def transform(self, images, training):
-        if self.crop_to_aspect_ratio:
-            images = aspect_crop(images, self.height, self.width)
-        elif self.pad_to_aspect_ratio:
-            images = pad_to_aspect(images, self.height, self.width, self.fill_value)
-        return resize(images, (self.height, self.width), self.interpolation, self.antialias)
+        return convert_to_numpy(resize(
+            images, (self.height, self.width), self.interpolation, self.antialias,
+            self.crop_to_aspect_ratio, self.pad_to_aspect_ratio, self.fill_mode,
+            self.fill_value))
 
     def get_config(self):
         return {**super().get_config(), "interpolation": self.interpolation,

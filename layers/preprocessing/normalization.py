@@ -7,7 +7,6 @@ from ...backends.autodiff import Tensor
 from ..arguments import layer_error
 from ..base import LAYERS, Layer
 
-_EPSILON = 1e-7  # Keras' backend.epsilon()
 
 
 @LAYERS.register()
@@ -84,7 +83,7 @@ class Normalization(Layer):
             backend = state.backend()
             self._mean = backend.asarray(mean, self.dtype)
             self._scale = backend.asarray(
-                np.maximum(np.sqrt(variance), _EPSILON), self.dtype)
+                np.maximum(np.sqrt(variance), state.epsilon()), self.dtype)
         self.built = True
 
     def _statistics(self):
@@ -93,7 +92,7 @@ class Normalization(Layer):
             return self._mean, self._scale
         xp = state.backend().xp
         mean = self.adapt_mean.data.reshape(self._broadcast_shape)
-        scale = xp.maximum(xp.sqrt(self.adapt_variance.data), _EPSILON)
+        scale = xp.maximum(xp.sqrt(self.adapt_variance.data), state.epsilon())
         return mean, scale.reshape(self._broadcast_shape).astype(mean.dtype, copy=False)
 
     def _given_statistics(self):

@@ -25,6 +25,44 @@ def fused_activation_name(layer, activation, argument):
     return name
 
 
+def store_cell_options(cell, kernel, recurrent, bias, dropout_options):
+    """Check and keep what every recurrent cell takes: the (initializer, regularizer,
+    constraint) of its ``kernel``, ``recurrent`` and ``bias`` weights, and the
+    ``(dropout, recurrent_dropout, seed)`` of its dropout (rates in [0, 1); the seed of
+    the stream its masks are drawn from)."""
+    dropout, recurrent_dropout, seed = dropout_options
+    for argument, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+        if not 0.0 <= rate < 1.0:
+            raise ValueError(f"Layer '{cell.name}' ({type(cell).__name__}) needs "
+                             f"{argument} in [0, 1), got {rate!r}")
+    for family, options in (("kernel", kernel), ("recurrent", recurrent), ("bias", bias)):
+        weight_options.store(cell, family, *options)
+    cell.dropout = float(dropout)
+    cell.recurrent_dropout = float(recurrent_dropout)
+    cell.seed = seed
+    cell.dropout_stream = SeededStream(seed)
+
+
+def dropout_keep_mask(stream, shape, rate, dtype):
+    """A constant ``dtype`` mask of ``shape`` (axis 0 the batch): zeros at a fraction
+    ``rate``, the rest ``1 / (1 - rate)``, drawn from the SeededStream ``stream``."""
+    backend = state.backend()
+    keep = draw_rows(lambda size: backend.random_uniform(stream.generator(), size, dtype),
+                     shape) >= rate
+    return keep.astype(dtype) * (1.0 / (1.0 - rate))
+
+
+def forget_bias_initializer(base, units, default_dtype):
+    """The fused ``[i|f|c|o]`` bias initializer of ``unit_forget_bias=True``: ``base``
+    everywhere but ones for the forget gate."""
+    def initializer(shape, dtype=None):
+        dtype = dtype or default_dtype
+        return ops.concatenate([base((units,), dtype=dtype), ops.ones((units,), dtype=dtype),
+                                base((2 * units,), dtype=dtype)])
+
+    return initializer
+
+
 def nest_weight_paths(parent, child):
     """Prefix the weight paths of ``child`` with ``parent``'s name, as Keras names
     variables of nested layers (``lstm/lstm_cell/kernel``)."""
@@ -51,22 +89,13 @@ class FusedCell(Layer):
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs a positive "
                              f"int units, got {units!r}")
-        for argument, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not 0.0 <= rate < 1.0:
-                raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs "
-                                 f"{argument} in [0, 1), got {rate!r}")
+        store_cell_options(self, (kernel_initializer, kernel_regularizer, kernel_constraint),
+                           (recurrent_initializer, recurrent_regularizer, recurrent_constraint),
+                           (bias_initializer, bias_regularizer, bias_constraint),
+                           (dropout, recurrent_dropout, seed))
         self.units = units
         self.activation = fused_activation_name(self, activation, "activation")
         self.use_bias = bool(use_bias)
-        weight_options.store(self, "kernel", kernel_initializer, kernel_regularizer,
-                             kernel_constraint)
-        weight_options.store(self, "recurrent", recurrent_initializer, recurrent_regularizer,
-                             recurrent_constraint)
-        weight_options.store(self, "bias", bias_initializer, bias_regularizer, bias_constraint)
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
-        self.seed = seed
-        self._stream = SeededStream(seed)
 
     @property
     def state_size(self):
@@ -103,7 +132,7 @@ class FusedCell(Layer):
 
     # ------------------------------------------------------------------ dropout
     def _random_generator(self):
-        return self._stream.generator()
+        return self.dropout_stream.generator()
 
     def dropped_inputs(self, sequences, training):
         """Input dropout with one mask per sequence (the same for every step, as Keras)."""
@@ -117,11 +146,8 @@ class FusedCell(Layer):
         """A (batch, units) mask scaling the state before the recurrent GEMM, or None."""
         if not training or self.recurrent_dropout == 0.0:
             return None
-        backend = state.backend()
-        keep = draw_rows(lambda shape: backend.random_uniform(
-            self._random_generator(), shape, self.dtype), (batch, self.units)) \
-            >= self.recurrent_dropout
-        return keep.astype(self.dtype) * (1.0 / (1.0 - self.recurrent_dropout))
+        return dropout_keep_mask(self.dropout_stream, (batch, self.units),
+                                 self.recurrent_dropout, self.dtype)
 
     # ------------------------------------------------------------------ running
     def get_initial_state(self, batch_size):
@@ -201,14 +227,7 @@ class LSTMCell(FusedCell):
     def _bias_initializer(self):
         if not self.unit_forget_bias:
             return self.bias_initializer
-        units, base = self.units, self.bias_initializer
-
-        def initializer(shape, dtype=None):
-            return ops.concatenate([base((units,), dtype=dtype),
-                                    ops.ones((units,), dtype=dtype or self.dtype),
-                                    base((2 * units,), dtype=dtype)])
-
-        return initializer
+        return forget_bias_initializer(self.bias_initializer, self.units, self.dtype)
 
     def run_sequence(self, sequences, states, mask=None, go_backwards=False,
                      recurrent_mask=None):

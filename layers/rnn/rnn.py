@@ -93,6 +93,10 @@ class RNN(Layer):
         sizes = self.cell.state_size
         return list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
 
+    def state_shapes(self, batch):
+        """The shape of each state for a batch of ``batch`` sequences."""
+        return [(batch, size) for size in self.state_sizes()]
+
     def build(self, input_shape):
         features = input_shape[-1]
         if features is None:
@@ -115,8 +119,8 @@ class RNN(Layer):
                              "`stateful=True` in a RNN, the batch size must be static. "
                              f"Found dynamic batch size: sequence.shape={tuple(input_shape)}")
         zeros = state.backend().xp.zeros
-        self.states = [Variable(zeros((batch, size), dtype=self.dtype), trainable=False,
-                                name="rnn_state") for size in self.state_sizes()]
+        self.states = [Variable(zeros(shape, dtype=self.dtype), trainable=False,
+                                name="rnn_state") for shape in self.state_shapes(batch)]
         for variable in self.states:
             variable.path = f"{self.name}/rnn_state"
 
@@ -143,6 +147,8 @@ class RNN(Layer):
                 self.cell.recurrent_dropout_mask(batch, training))
             sequence, last_output, final_states = results[0], results[1], list(results[1:])
         else:
+            if hasattr(self.cell, "reset_dropout_mask"):   # one dropout mask per sequence
+                self.cell.reset_dropout_mask()
             sequence, last_output, final_states = self._run_cell_loop(
                 sequences, states, mask, training)
         if self.stateful:
@@ -154,7 +160,8 @@ class RNN(Layer):
                 keep = index_data(mask).astype(bool)
                 if self.go_backwards:
                     keep = keep[:, ::-1]
-                output = ops.multiply(output, keep[:, :, None].astype(output.dtype))
+                keep = keep.reshape(keep.shape + (1,) * (output.ndim - 2))
+                output = ops.multiply(output, keep.astype(output.dtype))
         else:
             output = last_output
         if self.return_state:
@@ -173,21 +180,21 @@ class RNN(Layer):
         return [wrap(variable.data.copy()) for variable in self.states]
 
     def _initial_states(self, initial_state, batch):
-        sizes = self.state_sizes()
+        shapes = self.state_shapes(batch)
         if initial_state is None:
-            return [None] * len(sizes)
+            return [None] * len(shapes)
         if not isinstance(initial_state, (list, tuple)):
             initial_state = [initial_state]
-        if len(initial_state) != len(sizes):
-            raise ValueError(f"Layer '{self.name}' expects {len(sizes)} initial state(s), "
+        if len(initial_state) != len(shapes):
+            raise ValueError(f"Layer '{self.name}' expects {len(shapes)} initial state(s), "
                              f"got {len(initial_state)}")
         states = []
-        for value, size in zip(initial_state, sizes):
+        for value, shape in zip(initial_state, shapes):
             if not isinstance(value, Tensor):
                 value = Tensor(value, dtype=self.dtype)
-            if value.shape != (batch, size):
+            if value.shape != shape:
                 raise ValueError(f"Layer '{self.name}' expects initial states of shape "
-                                 f"{(batch, size)}, got {value.shape}")
+                                 f"{shape}, got {value.shape}")
             states.append(value)
         return states
 
@@ -195,8 +202,8 @@ class RNN(Layer):
         """Generic step-by-step loop for cells without a fused op (lamina.ops only)."""
         batch, steps = sequences.shape[0], sequences.shape[1]
         zeros = state.backend().xp.zeros
-        states = [zeros((batch, size), dtype=self.dtype) if s is None else s
-                  for s, size in zip(states, self.state_sizes())]
+        states = [zeros(shape, dtype=self.dtype) if s is None else s
+                  for s, shape in zip(states, self.state_shapes(batch))]
         keep = None if mask is None else index_data(mask).astype(bool)
         pieces = ops.split(sequences, steps, axis=1)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -207,7 +214,7 @@ class RNN(Layer):
             new_states = list(new_states) if isinstance(new_states, (list, tuple)) \
                 else [new_states]
             if keep is not None:
-                step_keep = keep[:, t:t + 1]
+                step_keep = keep[:, t].reshape((batch,) + (1,) * (states[0].ndim - 1))
                 output = ops.where(step_keep, output, states[0])
                 new_states = [ops.where(step_keep, new, old)
                               for new, old in zip(new_states, states)]
@@ -262,13 +269,15 @@ _CELL_ATTRIBUTES = frozenset((
     "kernel", "recurrent_kernel", "bias"))
 
 
-class _BuiltinRNN(RNN):
+class BuiltinRNN(RNN):
     """SimpleRNN, LSTM and GRU: a built-in cell whose arguments are the layer's own (read
     through to the cell, flattened into the config as Keras does)."""
 
+    cell_attributes = _CELL_ATTRIBUTES
+
     def __getattr__(self, name):
         cell = self.__dict__.get("cell")
-        if name in _CELL_ATTRIBUTES and cell is not None:
+        if name in type(self).cell_attributes and cell is not None:
             return getattr(cell, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -281,7 +290,7 @@ class _BuiltinRNN(RNN):
 
 
 @LAYERS.register()
-class SimpleRNN(_BuiltinRNN):
+class SimpleRNN(BuiltinRNN):
     """Fully connected RNN: ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel
     + bias)``. Weights: ``kernel`` (features, units), ``recurrent_kernel`` (units, units),
     ``bias`` (units,). See :class:`RNN` for the sequence arguments."""
@@ -312,7 +321,7 @@ class SimpleRNN(_BuiltinRNN):
 
 
 @LAYERS.register()
-class LSTM(_BuiltinRNN):
+class LSTM(BuiltinRNN):
     """Long short-term memory layer (Hochreiter & Schmidhuber, 1997), Keras 3's LSTM.
 
     Weights: ``kernel`` (features, 4u), ``recurrent_kernel`` (u, 4u), ``bias`` (4u,), gate
@@ -351,7 +360,7 @@ class LSTM(_BuiltinRNN):
 
 
 @LAYERS.register()
-class GRU(_BuiltinRNN):
+class GRU(BuiltinRNN):
     """Gated recurrent unit (Cho et al., 2014), Keras 3's GRU.
 
     Weights: ``kernel`` (features, 3u), ``recurrent_kernel`` (u, 3u), ``bias`` (2, 3u) with

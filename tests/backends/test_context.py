@@ -102,3 +102,42 @@ def test_use_backend_in_one_thread_leaves_the_others_engine(monkeypatch):
     with use_backend("other") as engine:   # and in this thread it does apply
         assert engine is other and get_backend() is other
     assert get_backend() is before
+
+
+@pytest.mark.parametrize("name", ["cpu", "CPU:0", "/device:CPU:0", "/cpu:0"])
+def test_device_cpu_selects_the_numpy_engine_for_its_body(name):
+    before = get_backend()
+    with lamina.device(name) as device_name:
+        assert device_name == "cpu:0"
+        assert lamina.backend.backend() == "numpy"
+    assert get_backend() is before
+
+
+@pytest.mark.parametrize("name", ["tpu", "cpu:1", "gpu:x", "cuda:-1", "", 0, None])
+def test_device_refuses_names_it_does_not_know(name):
+    with pytest.raises(ValueError, match="device_name.*'cpu'.*'gpu:N'.*Received"):
+        with lamina.device(name):
+            pass
+
+
+@pytest.mark.skipif("cupy" in available_backends(), reason="CuPy with a GPU is available")
+@pytest.mark.parametrize("name", ["gpu", "cuda:0", "GPU:1"])
+def test_device_gpu_without_cupy_or_a_gpu_says_what_is_missing(name):
+    with pytest.raises(RuntimeError, match="cupy"):
+        with lamina.device(name):
+            pass
+
+
+@pytest.mark.skipif("cupy" not in available_backends(), reason="needs CuPy and a GPU")
+def test_device_gpu_runs_on_that_gpu_with_the_cupy_engine():
+    import cupy
+
+    count = cupy.cuda.runtime.getDeviceCount()
+    with lamina.device(f"cuda:{count - 1}") as device_name:
+        assert device_name == f"gpu:{count - 1}"
+        assert lamina.backend.backend() == "cupy"
+        assert cupy.cuda.Device().id == count - 1
+        assert lamina.ops.add(lamina.ops.ones((2,)), 1.0).data.device.id == count - 1
+    with pytest.raises(ValueError, match=f"has {count} GPU"):
+        with lamina.device(f"gpu:{count}"):
+            pass

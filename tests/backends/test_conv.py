@@ -311,6 +311,12 @@ def test_separable_conv(check_op):
              [x, depthwise, pointwise], reference=reference)
     with pytest.raises(ValueError, match="channels-last"):
         ops.separable_conv(x, depthwise, pointwise, data_format="channels_first")
+    lamina.config.set_image_data_format("channels_first")   # what data_format=None means
+    try:
+        with pytest.raises(ValueError, match="channels-last"):
+            ops.separable_conv(x, depthwise, pointwise)
+    finally:
+        lamina.config.set_image_data_format("channels_last")
 
 
 def test_depth_to_space_and_back(check_op):

@@ -59,3 +59,23 @@ def test_top_level_settings_reach_every_thread_and_scoped_setters_stay_scoped():
         assert seen == ["float64"] and state.floatx() == "float64"
     finally:
         lamina.config.set_floatx("float32")
+
+
+def test_standardize_data_format_reads_the_image_data_format():
+    assert state.standardize_data_format("CHANNELS_FIRST") == "channels_first"
+    assert state.standardize_data_format(None) == "channels_last"
+    state.set_image_data_format("channels_first")
+    try:
+        assert state.standardize_data_format(None) == "channels_first"
+    finally:
+        state.set_image_data_format("channels_last")
+    with pytest.raises(ValueError, match="Received: data_format=nhwc"):
+        state.standardize_data_format("nhwc")
+
+
+def test_set_epsilon_stores_a_float():
+    state.set_epsilon(np.float32(0.5))
+    try:
+        assert state.epsilon() == 0.5 and type(state.epsilon()) is float
+    finally:
+        state.set_epsilon(1e-7)

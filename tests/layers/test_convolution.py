@@ -221,6 +221,26 @@ def test_trains_on_a_tiny_problem():
     assert history.history["loss"][-1] < history.history["loss"][0]
 
 
+def test_data_format_none_reads_lamina_config_image_data_format():
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        conv = layers.Conv2D(4, 3)
+        explicit = layers.Conv2D(4, 3, data_format="channels_last")
+        pooled = layers.MaxPooling2D()
+        others = [layers.UpSampling2D(), layers.ZeroPadding2D(), layers.Flatten(),
+                  layers.GlobalAveragePooling2D(), layers.SpatialDropout2D(0.5),
+                  layers.Conv2DTranspose(2, 3), layers.DepthwiseConv2D(3)]
+    finally:
+        lamina.config.set_image_data_format("channels_last")
+    assert conv.data_format == "channels_first"
+    assert conv.get_config()["data_format"] == "channels_first"
+    assert explicit.data_format == "channels_last" and pooled.data_format == "channels_first"
+    assert [layer.data_format for layer in others] == ["channels_first"] * len(others)
+    # (batch, channels, height, width) in, channels first out, as Keras
+    assert conv(np.zeros((1, 2, 8, 8), "float32")).shape == (1, 4, 6, 6)
+    assert layers.Conv2D(4, 3).data_format == "channels_last"
+
+
 # ------------------------------------------------------------------ convolution_op
 class StandardizedConv2D(layers.Conv2D):
     """The keras.io recipe's weight-standardized convolution (overrides convolution_op)."""

@@ -28,3 +28,13 @@ def test_unique_names_distinct_across_threads():
 def test_snake_case():
     assert naming.snake_case("Conv2D") == "conv2d"
     assert naming.snake_case("MultiHeadAttention") == "multi_head_attention"
+
+
+def test_get_uid_shares_the_default_names_counter():
+    # Keras 3.15.1: after Dense() twice, keras.backend.get_uid("dense") -> 3, then 4
+    naming.reset_names()
+    assert [naming.unique_name("dense") for _ in range(2)] == ["dense", "dense_1"]
+    assert naming.get_uid("dense") == 3 and naming.get_uid("dense") == 4
+    assert naming.unique_name("dense") == "dense_4"
+    assert naming.get_uid() == 1 and naming.get_uid() == 2
+    naming.reset_names()

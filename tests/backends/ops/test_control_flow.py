@@ -109,3 +109,31 @@ def test_custom_gradient(engine):
     np.testing.assert_allclose(out.numpy()[:2], np.log1p(np.exp([0.0, 1.0])))
     (g,) = lamina.grad(ops.sum(out), [x])
     np.testing.assert_allclose(g.numpy(), [0.5, 1 / (1 + np.exp(-1.0)), 1.0])
+
+
+def test_vectorize_matches_keras(check_op):
+    # keras.ops.vectorize (KERAS_BACKEND=torch) printed these for the same inputs
+    add = ops.vectorize(lambda a, b: a * 2 + b)
+    assert add(np.array([1.0, 2.0, 3.0]), np.array([[10.0], [20.0]])).numpy().tolist() == [
+        [12.0, 14.0, 16.0], [22.0, 24.0, 26.0]]
+    product = ops.vectorize(lambda m, v: ops.matmul(m, v), signature="(m,n),(n)->(m)")
+    out = product(np.arange(12.0).reshape(2, 2, 3), np.array([1.0, 0.0, -1.0]))
+    assert out.numpy().tolist() == [[-2.0, -2.0], [-2.0, -2.0]]
+    check_op(ops.vectorize(lambda a, b: ops.sin(a) * b), [rand(2, 3), rand(3)],
+             reference=lambda a, b: np.sin(a) * b)
+    check_op(ops.vectorize(lambda m: ops.sum(m * m), signature="(n)->()"), [rand(4, 3)],
+             reference=lambda m: (m * m).sum(-1))
+
+
+def test_vectorize_tuples_excluded_and_bad_arguments():
+    split = ops.vectorize(lambda a: (a, -a))
+    first, second = split(np.array([1.0, 2.0]))
+    assert first.numpy().tolist() == [1.0, 2.0] and second.numpy().tolist() == [-1.0, -2.0]
+    scaled = ops.vectorize(lambda a, factor: a * factor[0], excluded={1})
+    assert scaled(np.array([1.0, 2.0]), [3.0]).numpy().tolist() == [3.0, 6.0]
+    with pytest.raises(ValueError, match="callable"):
+        ops.vectorize(3)
+    with pytest.raises(ValueError, match="signature"):
+        ops.vectorize(lambda a: a, signature="(n)")
+    with pytest.raises(ValueError, match="2 inputs"):
+        ops.vectorize(lambda a: a, signature="(n),(n)->()")(np.ones(3))

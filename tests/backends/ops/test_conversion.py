@@ -80,6 +80,24 @@ def test_cast_to_int_has_no_gradient(engine):
     np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
 
 
+def test_view_matches_keras(engine):
+    # keras.ops.view (KERAS_BACKEND=torch) printed these for the same inputs
+    ints = ops.view(np.array([1, 2, 3], "int32"), "float32").numpy()
+    np.testing.assert_array_equal(ints, np.array([1, 2, 3], "int32").view("float32"))
+    assert ints.dtype == np.float32 and ints[0] == np.float32(1.401298464324817e-45)
+    assert ops.view(np.array([1.0, -2.0], "float32"), "int16").numpy().tolist() == [
+        0, 16256, 0, -16384]
+    assert ops.view(np.array([[1, 2, 3, 4]], "int16"), "int32").numpy().tolist() == [
+        [131073, 262147]]
+    same = ops.view(np.array([1.5], "float32"))
+    assert same.dtype == np.float32 and same.numpy().tolist() == [1.5]
+
+
+def test_view_bad_arguments():
+    with pytest.raises(ValueError, match="scalar"):
+        ops.view(np.float32(1.0), "int16")
+    with pytest.raises(ValueError, match="multiple of 4"):
+        ops.view(np.array([1, 2, 3], "int16"), "int32")
 
 
 def test_convert_to_tensor_of_strings_feeds_a_string_input_model():

@@ -79,6 +79,19 @@ def test_erf(check_op):
     check_op(ops.erfc, [rand(3, 4)], reference=erfc)
 
 
+def test_erfinv_and_i0(check_op):
+    from scipy.special import erfinv, i0
+
+    check_op(ops.erfinv, [rand(3, 4, low=-0.9, high=0.9)], reference=erfinv)
+    check_op(ops.i0, [rand(3, 4, low=-3.0, high=3.0)], reference=i0)
+    # keras.ops.erfinv / i0 (KERAS_BACKEND=torch) printed these for the same inputs
+    np.testing.assert_allclose(ops.erfinv(np.array([-0.5, -0.2, 0.0, 0.3, 0.9])).numpy(),
+                               [-0.47694, -0.17914, 0.0, 0.27246, 1.16309], atol=1e-5)
+    np.testing.assert_allclose(ops.i0(np.array([-2.0, 0.0, 0.5, 3.0])).numpy(),
+                               [2.27959, 1.0, 1.06348, 4.88079], atol=1e-5)
+    assert ops.i0(np.array([1, 2])).dtype == np.float32
+
+
 def test_sinc_at_zero(check_op):
     check_op(ops.sinc, [np.array([0.0, 0.5, -1.5])], reference=np.sinc)
 

@@ -50,3 +50,65 @@ def test_bad_arguments():
         ops.image.extract_patches(X[0, 0], 2)
     with pytest.raises(ValueError, match="data_format"):
         ops.image.extract_patches(X, 2, data_format="nhwc")
+
+
+def test_extract_patches_3d():
+    e = ops.convert_to_numpy(ops.image.extract_patches(V, (2, 2, 2)))
+    np.testing.assert_array_equal(ops.convert_to_numpy(ops.image.extract_patches_3d(V, 2)), e)
+    f = ops.image.extract_patches_3d(V[0], (2, 2, 1), strides=1)
+    assert tuple(f.shape) == (3, 3, 4, 4)
+    with pytest.raises(ValueError, match="size"):
+        ops.image.extract_patches_3d(V, (2, 2))
+
+
+def test_crop_and_pad_images():
+    crop = ops.convert_to_numpy(ops.image.crop_images(X, 1, 2, target_height=3,
+                                                      right_cropping=1))
+    np.testing.assert_array_equal(crop, X[:, 1:4, 2:5])
+    crop = ops.image.crop_images(np.moveaxis(X[0], -1, 0), bottom_cropping=2, left_cropping=1,
+                                 target_height=3, target_width=4, data_format="channels_first")
+    np.testing.assert_array_equal(np.moveaxis(ops.convert_to_numpy(crop), 0, -1), X[0, 1:4, 1:5])
+    padded = ops.convert_to_numpy(ops.image.pad_images(X, 1, 2, target_height=8,
+                                                       right_padding=1))
+    assert padded.shape == (2, 8, 9, 2)
+    np.testing.assert_array_equal(padded[:, 1:7, 2:8], X)
+    assert padded.sum() == pytest.approx(X.sum(), abs=1e-4)
+    back = ops.image.crop_images(ops.image.pad_images(X, 1, 2, 1, 1), 1, 2, 1, 1)
+    np.testing.assert_array_equal(ops.convert_to_numpy(back), X)
+
+
+def test_crop_and_pad_gradients(check_op):
+    x = RNG.normal(size=(1, 4, 5, 2))
+    check_op(lambda image: ops.image.crop_images(image, 1, 1, target_height=2,
+                                                 target_width=3), [x])
+    check_op(lambda image: ops.image.pad_images(image, 1, 0, 2, 1), [x])
+
+
+def test_crop_and_pad_bad_arguments():
+    with pytest.raises(ValueError, match="exactly two of top_padding"):
+        ops.image.pad_images(X, 1, 1, 1, 1, target_height=9)
+    with pytest.raises(ValueError, match="left_cropping >= 0"):
+        ops.image.crop_images(X, 0, -1, 0, 0)
+    with pytest.raises(ValueError, match="top_padding >= 0"):
+        ops.image.pad_images(X, bottom_padding=0, target_height=3, left_padding=0,
+                             right_padding=0)
+
+
+def test_the_namespace_has_every_keras_image_op():
+    keras_names = ["affine_transform", "crop_images", "elastic_transform", "extract_patches",
+                   "extract_patches_3d", "gaussian_blur", "hsv_to_rgb", "map_coordinates",
+                   "pad_images", "perspective_transform", "resize", "rgb_to_grayscale",
+                   "rgb_to_hsv", "scale_and_translate", "sobel_edges", "ssim"]  # Keras 3.15
+    assert sorted(lamina.ops.image.__all__) == keras_names
+    assert all(callable(getattr(lamina.ops.image, name)) for name in keras_names)
+
+
+def test_data_format_none_is_the_configured_image_data_format():
+    # Keras: the image ops' data_format=None reads keras.config.image_data_format().
+    images = np.arange(2 * 3 * 4 * 5, dtype="float32").reshape(2, 3, 4, 5)
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        cropped = ops.image.crop_images(images, 1, 1, target_height=2, target_width=3)
+    finally:
+        lamina.config.set_image_data_format("channels_last")
+    np.testing.assert_array_equal(ops.convert_to_numpy(cropped), images[:, :, 1:3, 1:4])

@@ -4,6 +4,7 @@ bar as a user sees it: redrawn in place under a pseudo-terminal, one line per ep
 carriage returns when stdout is a pipe."""
 
 import io
+import logging
 import os
 import re
 import subprocess
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from harness.callbacks import FakeModel, fit
+from lamina import config as lamina_config
 from lamina.highlevel import callbacks as cb
 from lamina.highlevel.callbacks import progbar as progress
 
@@ -201,3 +203,22 @@ def test_terminal_redraws_in_place():
     done = [line for line in final if line.startswith("10/10")]
     assert len(done) == 2 and all("loss: " in line and "/step" in line for line in done)
     assert any("<" in part for part in out.split("\r"))    # an ETA while running
+
+
+@pytest.fixture
+def logging_disabled():
+    """Interactive logging off for the test, back on afterwards."""
+    lamina_config.disable_interactive_logging()
+    yield
+    lamina_config.enable_interactive_logging()
+
+
+def test_without_interactive_logging_progress_goes_to_logging(monkeypatch, capsys, caplog,
+                                                              logging_disabled):
+    monkeypatch.setattr(sys, "stdout", FakeTTY())   # a terminal: no live bar all the same
+    with caplog.at_level(logging.INFO, logger="lamina"):
+        fit([], epoch_logs(2), steps=4, verbose=1)
+    assert sys.stdout.getvalue() == ""
+    messages = [record.getMessage() for record in caplog.records if record.name == "lamina"]
+    assert messages[0::2] == ["Epoch 1/2", "Epoch 2/2"]
+    assert len(messages) == 4 and all(LINE.match(line) for line in messages[1::2])

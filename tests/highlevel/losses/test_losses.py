@@ -456,3 +456,26 @@ def test_custom_loss_written_with_ops_gets_gradients_and_trains():
     assert history.history["loss"][-1] < history.history["loss"][0]
     model.compile(optimizer="adam", loss="binary_focal_crossentropy")
     model.fit(x, (y > 0).astype("float32"), epochs=1, verbose=0)
+
+
+def test_the_fuzz_factor_is_lamina_config_epsilon():
+    # Keras 3.15.1 after keras.config.set_epsilon(1e-3):
+    #   BinaryCrossentropy()([[1, 0, 1]], [[0, .5, 1]]) -> 2.5339677333831787
+    #   CategoricalCrossentropy()([[0, 1]], [[1, 0]]) -> 6.907755374908447
+    #   MeanAbsolutePercentageError()([[0, 2]], [[1, 1]]) -> 50024.99609375
+    # and BinaryCrossentropy()([[1, 0, 1]], [[0, .5, 1]]) -> 5.603747844696045 with 1e-7
+    y_true, y_pred = np.array([[1.0, 0.0, 1.0]], "float32"), np.array([[0.0, 0.5, 1.0]], "float32")
+    lamina.config.set_epsilon(1e-3)
+    try:
+        assert float(lamina.losses.BinaryCrossentropy()(y_true, y_pred)) == pytest.approx(
+            2.5339677333831787, rel=1e-6)
+        assert float(lamina.losses.CategoricalCrossentropy()(
+            np.array([[0.0, 1.0]], "float32"), np.array([[1.0, 0.0]], "float32"))) == \
+            pytest.approx(6.907755374908447, rel=1e-6)
+        assert float(lamina.losses.MeanAbsolutePercentageError()(
+            np.array([[0.0, 2.0]], "float32"), np.array([[1.0, 1.0]], "float32"))) == \
+            pytest.approx(50024.99609375, rel=1e-6)
+    finally:
+        lamina.config.set_epsilon(1e-7)
+    assert float(lamina.losses.BinaryCrossentropy()(y_true, y_pred)) == pytest.approx(
+        5.603747844696045, rel=1e-6)

@@ -124,3 +124,17 @@ def test_summary_prints_to_stdout_for_functional_model(capsys, monkeypatch):
     assert "(None, 3)" in out
     total = 3 * 4 + 4 + 2 * 4 + 4 + 4 * 1 + 1 + 4 * 3 + 3
     assert f"Total params: {total:,}" in out
+
+
+def test_summary_is_logged_without_interactive_logging(capsys, caplog):
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2)], name="logged")
+    model.summary()
+    printed = capsys.readouterr().out
+    lamina.config.disable_interactive_logging()
+    try:
+        with caplog.at_level("INFO", logger="lamina"):
+            model.summary()
+    finally:
+        lamina.config.enable_interactive_logging()
+    assert capsys.readouterr().out == ""
+    assert [record.getMessage() + "\n" for record in caplog.records] == [printed]

@@ -43,9 +43,12 @@ CASES = {
     "sgd_accumulate_ema": ("SGD", {"learning_rate": 0.1, "momentum": 0.9,
                                    "gradient_accumulation_steps": 2, "use_ema": True}),
     "nadam_accumulate": ("Nadam", {"learning_rate": 0.05, "gradient_accumulation_steps": 2}),
+    "lamb": ("Lamb", {"learning_rate": 0.05}),
+    "lamb_decay": ("Lamb", {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.95,
+                            "epsilon": 1e-3, "weight_decay": 0.1, "clipnorm": 1.0}),
 }
 FILE_CASES = ("nadam", "adamax", "adadelta", "lion", "ftrl", "adafactor", "adam_ema",
-              "adam_accumulate")
+              "adam_accumulate", "lamb")
 
 
 def run_case(class_name, kwargs):

@@ -8,6 +8,8 @@ guards in ``test_keras_archive.py``."""
 import io
 import json
 import os
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -189,17 +191,21 @@ def test_lambda_functions_come_from_custom_objects_only(tmp_path):
     assert loaded.predict(np.ones((1, 3), "float32"), verbose=0).tolist() == [[2, 2, 2]]
 
 
-def test_safe_mode_refuses_lambdas_stored_as_code(tmp_path):
-    lambda_model().save(tmp_path / "m.keras")
-    config = json.loads(members(tmp_path / "m.keras")["config.json"])
+def save_lambda_stored_as_code(path):
+    """A Keras-written-like file whose Lambda stores its function as code."""
+    lambda_model().save(path)
+    config = json.loads(members(path)["config.json"])
     config["config"]["layers"][1]["config"]["function"] = {
         "class_name": "__lambda__", "config": {"code": "4wEAAAAAAAAA", "defaults": None,
                                                "closure": None}}
-    content = members(tmp_path / "m.keras")
+    content = members(path)
     metadata = json.loads(content["metadata.json"])
     del metadata["lamina"]
-    rewrite(tmp_path / "m.keras", {"config.json": json.dumps(config),
-                                    "metadata.json": json.dumps(metadata)})
+    rewrite(path, {"config.json": json.dumps(config), "metadata.json": json.dumps(metadata)})
+
+
+def test_safe_mode_refuses_lambdas_stored_as_code(tmp_path):
+    save_lambda_stored_as_code(tmp_path / "m.keras")
     with pytest.raises(ConfigError, match="safe_mode"):
         lamina.load_model(tmp_path / "m.keras", custom_objects={"twice": double})
     loaded = lamina.load_model(tmp_path / "m.keras", safe_mode=False,
@@ -207,6 +213,26 @@ def test_safe_mode_refuses_lambdas_stored_as_code(tmp_path):
     assert loaded.predict(np.ones((1, 3), "float32"), verbose=0).tolist() == [[2, 2, 2]]
     with pytest.raises(UnknownClassError, match="never runs code"):
         lamina.load_model(tmp_path / "m.keras", safe_mode=False)
+
+
+def test_enable_unsafe_deserialization_makes_safe_mode_off_the_default(tmp_path):
+    save_lambda_stored_as_code(tmp_path / "m.keras")
+    code = f"""if True:
+        import numpy as np, lamina
+        from lamina.saving import ConfigError
+        def double(x):
+            return x * 2
+        path, objects = {str(tmp_path / "m.keras")!r}, {{"twice": double}}
+        try:
+            lamina.load_model(path, custom_objects=objects)
+            raise SystemExit("loaded in safe mode")
+        except ConfigError:
+            pass
+        lamina.config.enable_unsafe_deserialization()
+        loaded = lamina.load_model(path, custom_objects=objects)
+        assert loaded.predict(np.ones((1, 3), "float32"), verbose=0).tolist() == [[2, 2, 2]]
+        """
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_a_stored_module_is_never_imported(tmp_path, monkeypatch):

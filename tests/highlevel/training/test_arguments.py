@@ -1,6 +1,9 @@
 """The scalar arguments of fit/evaluate/predict (issue #12): a value that used to be a
 silent no-op (or silently replaced by a default) raises ValueError naming the argument and
-what was received, before any weight is updated or any callback is called."""
+what was received, before any weight is updated or any callback is called; and the caps of
+``lamina.config.set_max_epochs`` / ``set_max_steps_per_epoch``."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -122,3 +125,64 @@ def test_validation_freq_as_int_and_as_list_of_epochs():
                         verbose=0)
     assert len(history.history["val_loss"]) == 2
     assert len(history.history["loss"]) == 4
+
+
+@pytest.fixture
+def caps():
+    """``lamina.config.set_max_epochs(2)`` and ``set_max_steps_per_epoch(3)``, undone after."""
+    lamina.config.set_max_epochs(2)
+    lamina.config.set_max_steps_per_epoch(3)
+    yield
+    lamina.config.set_max_epochs(None)
+    lamina.config.set_max_steps_per_epoch(None)
+
+
+class StepCounter(lamina.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.epochs, self.train, self.test, self.predict = 0, 0, 0, 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epochs += 1
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.train += 1
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self.test += 1
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self.predict += 1
+
+
+def test_max_epochs_and_max_steps_per_epoch_cap_fit_evaluate_predict(caps):
+    # Keras 3's trainer test: epochs=3 over 8 batches gives 2 epochs of 3 steps
+    model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((32, 2), "float32"), np.ones((32, 1), "float32")
+    counter = StepCounter()
+    with pytest.warns(UserWarning) as caught:
+        history = model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=[counter])
+    assert {str(w.message) for w in caught} == {"Limiting epochs to 2",
+                                                "Limiting steps_per_epoch to 3"}
+    assert (counter.epochs, counter.train, len(history.history["loss"])) == (2, 6, 2)
+    with pytest.warns(UserWarning, match="Limiting steps_per_epoch to 3"):
+        model.fit(x, y, batch_size=4, epochs=1, validation_data=(x, y), verbose=0,
+                  callbacks=[counter])
+    assert counter.test == 3
+    with pytest.warns(UserWarning, match="Limiting steps_per_epoch to 3"):
+        model.evaluate(x, y, batch_size=4, verbose=0, callbacks=[counter])
+    with pytest.warns(UserWarning, match="Limiting steps_per_epoch to 3"):
+        predictions = model.predict(x, batch_size=4, verbose=0, callbacks=[counter])
+    assert (counter.test, counter.predict, len(predictions)) == (6, 3, 12)
+
+
+def test_caps_above_the_request_change_nothing(caps):
+    model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    counter = StepCounter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), batch_size=2,
+                  epochs=1, steps_per_epoch=2, verbose=0, callbacks=[counter])
+    assert (counter.epochs, counter.train) == (1, 2)

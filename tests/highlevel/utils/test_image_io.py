@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+import lamina
 from lamina.utils import array_to_img, img_to_array, load_img, save_img
 
 pytest.importorskip("PIL")
@@ -93,3 +94,14 @@ def test_missing_pillow_names_the_extra(monkeypatch, images):
                  lambda: save_img(os.path.join(images, "z.png"), np.zeros((2, 2, 3)))):
         with pytest.raises(ImportError, match=r"pip install 'lamina\[image\]'"):
             call()
+
+
+def test_data_format_none_reads_lamina_config_image_data_format():
+    image = np.arange(2 * 3 * 4, dtype="float32").reshape(3, 2, 4) * 10   # channels first
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        array = img_to_array(array_to_img(image, scale=False))
+    finally:
+        lamina.config.set_image_data_format("channels_last")
+    assert array.shape == (3, 2, 4)
+    np.testing.assert_array_equal(array, image)

@@ -6,6 +6,7 @@ import pytest
 
 import lamina
 from lamina import layers, utils
+from lamina.highlevel.utils import keras_tensors
 
 
 def test_clear_session_resets_default_names():
@@ -51,3 +52,13 @@ def test_saving_helpers_are_reexported():
     assert utils.register_keras_serializable is lamina.saving.register_keras_serializable
     assert utils.serialize_keras_object is lamina.saving.serialize_keras_object
     assert utils.CustomObjectScope is lamina.saving.CustomObjectScope
+
+
+@pytest.mark.parametrize("dtype, is_float, is_int", [
+    # keras.backend.is_float_dtype / is_int_dtype in Keras 3.15.1
+    ("float16", True, False), ("float64", True, False), ("int8", False, True),
+    ("uint32", False, True), ("int64", False, True), ("bool", False, False),
+    (np.float32, True, False), (None, True, False)])
+def test_is_float_dtype_and_is_int_dtype_as_keras(dtype, is_float, is_int):
+    assert keras_tensors.is_float_dtype(dtype) is is_float
+    assert keras_tensors.is_int_dtype(dtype) is is_int

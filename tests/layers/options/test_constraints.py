@@ -92,3 +92,15 @@ def test_lower_case_constraints_and_deserialize():
                                        "registered_name": None})
     assert type(rebuilt) is constraints.MaxNorm and (rebuilt.max_value, rebuilt.axis) == (3, 1)
     assert type(constraints.deserialize("non_neg")) is constraints.NonNeg
+
+
+def test_the_norm_constraints_add_lamina_config_epsilon():
+    # Keras 3.15.1, keras.config.set_epsilon(1e-3): UnitNorm(axis=0)(full((2, 1), 1e-4))
+    # -> [[0.08761005848646164], [0.08761005848646164]]
+    lamina.config.set_epsilon(1e-3)
+    try:
+        projected = lamina.constraints.UnitNorm(axis=0)(np.full((2, 1), 1e-4, "float32"))
+    finally:
+        lamina.config.set_epsilon(1e-7)
+    np.testing.assert_allclose(np.asarray(projected), [[0.08761005848646164]] * 2,
+                               rtol=1e-6)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import layers
+from lamina import layers, ops
+from lamina.layers.preprocessing.image_geometry import rotation_zoom_matrix
 
 from harness.images import IMAGES, REFERENCES, assert_matches_keras, check_layer_contract
 
@@ -135,3 +136,12 @@ def test_bad_arguments_raise_naming_the_layer_and_argument():
         layers.RandomCrop(3, -1)
     with pytest.raises(ValueError, match=r"RandomFlip.*rank 3 .* or 4"):
         layers.RandomFlip()(np.zeros((2, 3, 4, 5, 1)), training=True)
+
+
+def test_rotation_matrix_turns_about_the_center():
+    ramp = np.arange(20.0, dtype="float32").reshape(1, 4, 5, 1)
+    matrix = rotation_zoom_matrix(np.float32([np.pi]), np.ones(1, "float32"),
+                                  np.ones(1, "float32"), np.zeros(1, "float32"),
+                                  np.zeros(1, "float32"), 4, 5)
+    out = ops.image.affine_transform(ramp, matrix, "nearest", "constant")
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), ramp[:, ::-1, ::-1])

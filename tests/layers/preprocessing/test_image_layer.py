@@ -55,3 +55,14 @@ def test_factor_rules_follow_keras():
             base_factor(layer, bad)
     with pytest.raises(ValueError, match=r"height_factor.*\(-1.0, 1.0\]"):
         symmetric_factor(layer, (-1.0, 0.5), "height_factor", open_low=True)
+
+
+def test_data_format_none_reads_lamina_config_image_data_format():
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        flip = layers.RandomFlip(seed=1)
+        resize = layers.Resizing(4, 6)
+    finally:
+        lamina.config.set_image_data_format("channels_last")
+    assert flip.data_format == resize.data_format == "channels_first"
+    assert resize(np.zeros((1, 3, 8, 8), "float32")).shape == (1, 3, 4, 6)
