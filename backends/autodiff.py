@@ -157,10 +157,11 @@ class Tensor:
         return self.numpy().item()
 
     def __float__(self):
-        return float(self.numpy())
+        # any one-element tensor, (1, 1) included, as Keras' backends convert it
+        return float(self.numpy().item())
 
     def __int__(self):
-        return int(self.numpy())
+        return int(self.numpy().item())
 
     def __bool__(self):
         return bool(self.numpy())

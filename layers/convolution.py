@@ -192,6 +192,24 @@ class BaseConvolution(BaseConv):
     def _output_channels(self, channels):
         return self.filters
 
+    def convolution_op(self, inputs, kernel):
+        """``inputs`` (laid out as ``data_format``) convolved with ``kernel`` (no bias, no
+        activation), as Keras' ``Conv.convolution_op``: a subclass overrides it to change
+        the convolution (``call`` then adds the bias and applies the activation to what it
+        returns) or calls it from its own ``call``."""
+        return run_channels_last(self, inputs, lambda x: ops.conv(
+            x, kernel, self.strides, self.padding, self.dilation_rate))
+
+    def call(self, inputs):
+        if type(self).convolution_op is BaseConvolution.convolution_op:
+            return super().call(inputs)  # the fused convolution + bias + activation
+        outputs = self.convolution_op(inputs, self.kernel)
+        if self.bias is not None:
+            shape = [1] * len(outputs.shape)
+            shape[channel_axis(self)] = self.filters
+            outputs = ops.add(outputs, ops.reshape(self.bias, shape))
+        return self.activation(outputs)
+
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, "groups": self.groups}
 

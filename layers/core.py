@@ -307,7 +307,10 @@ class Lambda(Layer):
 
     def compute_output_shape(self, input_shape):
         if self.output_shape is not None:
-            return (input_shape[0],) + self.output_shape
+            batch = input_shape[0]
+            while isinstance(batch, (list, tuple)):   # several inputs: the first one's batch
+                batch = batch[0] if batch else None
+            return (batch,) + self.output_shape
         return Layer.compute_output_shape(self, input_shape)
 
     def get_config(self):

@@ -11,10 +11,16 @@ from .core import data_of, record
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     """``x`` as a Tensor (no copy when it already is one of the right dtype).
 
-    lamina has dense tensors only: ``sparse=True`` or ``ragged=True`` raise ValueError."""
+    lamina has dense tensors only: ``sparse=True`` or ``ragged=True`` raise ValueError.
+    Strings (or ``dtype="string"``) give a NumPy string array, what lamina's string
+    layers (``TextVectorization``, ``StringLookup``, ``Input(dtype="string")`` models)
+    take, where Keras' TensorFlow backend gives a ``tf.string`` tensor."""
     if sparse or ragged:
         raise ValueError(f"convert_to_tensor: lamina has dense tensors only, got "
                          f"sparse={sparse!r}, ragged={ragged!r}")
+    if dtype == "string" or (dtype is None and isinstance(x, (str, list, tuple, np.ndarray))
+                             and np.asarray(x).dtype.kind in "US"):
+        return np.asarray(x, dtype=str)
     if isinstance(x, Tensor) and (dtype is None or x.dtype == dtype):
         return x
     if isinstance(x, Tensor):

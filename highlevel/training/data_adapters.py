@@ -275,6 +275,23 @@ class DataSpec:
         keys = sorted(x) if isinstance(x, dict) and not self.input_names else None
         return structure_to_list(x, self.input_names or keys or ["input"], "x"), keys
 
+    def fit_input_ranks(self, arrays):
+        """``arrays`` with Keras' rank adjustment of functional inputs: an array one axis
+        short of an input whose last axis is 1 gains that axis, one with an extra last
+        axis of 1 loses it; then checked as :meth:`check_input_shapes`."""
+        if self.input_shapes is None:
+            return arrays
+        fitted = []
+        for array, (_, shape) in zip(arrays, self.input_shapes):
+            if array.ndim == len(shape) - 1 and shape[-1] == 1:
+                array = array.reshape(array.shape + (1,))
+            elif array.ndim == len(shape) + 1 and array.shape[-1] == 1:
+                array = array.reshape(array.shape[:-1])
+            fitted.append(array)
+        fitted.extend(arrays[len(fitted):])
+        self.check_input_shapes(fitted)
+        return fitted
+
     def check_input_shapes(self, arrays):
         """ValueError naming the input unless every array fits its input's shape."""
         if self.input_shapes is None:
@@ -362,7 +379,7 @@ def adapt_inputs(spec, x, *, batch_size, steps=None):
         return Batches(x, batch_size, steps)
     xs, keys = spec.input_arrays(x)
     data = ArrayData(xs, None, None, spec.input_dtypes, input_keys=keys)
-    spec.check_input_shapes(data.x)
+    data.x = spec.fit_input_ranks(data.x)
     return Batches(data, batch_size, steps)
 
 
@@ -402,7 +419,7 @@ def _arrays(spec, x, y, sample_weight, class_weight=None, source="x"):
         cw = class_weight_to_sample_weight(np.asarray(ys[0]), class_weight)
         sample_weight = cw if sample_weight is None else np.asarray(sample_weight) * cw
     data = ArrayData(xs, ys, sample_weight, spec.input_dtypes, spec.target_dtype, source, keys)
-    spec.check_input_shapes(data.x)
+    data.x = spec.fit_input_ranks(data.x)
     return data
 
 

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from ...backends import state
+from ...backends.autodiff import Tensor
 from ...backends.registry import Registry
 from ..configurable import Configurable
 from ..configurable import deserialize as _deserialize
@@ -30,9 +31,16 @@ def compute_fans(shape, input_axes=None, output_axes=None):
 
 
 class Initializer(Configurable):
-    """Base class: ``initializer(shape, dtype)`` returns an engine array."""
+    """Base class: ``initializer(shape, dtype)`` returns a Tensor, as Keras' initializers
+    return backend tensors (so ``float(init(shape=(1, 1)))`` and ``np.asarray`` work).
+    The built-in ones implement ``values(shape, dtype)``, the engine array; a custom
+    subclass overrides ``__call__`` as in Keras."""
 
     def __call__(self, shape, dtype=None):
+        return Tensor(self.values(shape, dtype))
+
+    def values(self, shape, dtype=None):
+        """The initial values as an engine array of ``shape`` and ``dtype``."""
         raise NotImplementedError
 
 
@@ -55,7 +63,7 @@ class _Seeded(Initializer):
 class Zeros(Initializer):
     """All zeros."""
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return state.backend().xp.zeros(tuple(shape), dtype=dtype or state.floatx())
 
 
@@ -63,7 +71,7 @@ class Zeros(Initializer):
 class Ones(Initializer):
     """All ones."""
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return state.backend().xp.ones(tuple(shape), dtype=dtype or state.floatx())
 
 
@@ -74,7 +82,7 @@ class Constant(Initializer):
     def __init__(self, value=0.0):
         self.value = value
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return state.backend().xp.full(tuple(shape), self.value, dtype=dtype or state.floatx())
 
     def get_config(self):
@@ -89,7 +97,7 @@ class RandomNormal(_Seeded):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return state.backend().random_normal(self._generator(), shape, dtype or state.floatx(),
                                              self.mean, self.stddev)
 
@@ -105,7 +113,7 @@ class RandomUniform(_Seeded):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return state.backend().random_uniform(self._generator(), shape,
                                               dtype or state.floatx(), self.minval, self.maxval)
 
@@ -133,7 +141,7 @@ class TruncatedNormal(_Seeded):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         return _truncated_normal(self._generator(), shape, dtype or state.floatx(),
                                  self.mean, self.stddev)
 
@@ -162,7 +170,7 @@ class VarianceScaling(_Seeded):
         self.scale, self.mode, self.distribution = scale, mode, distribution
         self.input_axes, self.output_axes = input_axes, output_axes
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         dtype = dtype or state.floatx()
         fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
@@ -226,7 +234,7 @@ class Orthogonal(_Seeded):
         super().__init__(seed)
         self.gain = gain
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         dtype = dtype or state.floatx()
         backend = state.backend()
         rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
@@ -251,7 +259,7 @@ class Identity(Initializer):
     def __init__(self, gain=1.0):
         self.gain = gain
 
-    def __call__(self, shape, dtype=None):
+    def values(self, shape, dtype=None):
         if len(shape) != 2:
             raise ValueError(f"Identity initializer can only be used for 2D matrices, got "
                              f"shape={tuple(shape)} of rank {len(shape)}")

@@ -55,12 +55,10 @@ def dropout_keep_mask(stream, shape, rate, dtype):
 def forget_bias_initializer(base, units, default_dtype):
     """The fused ``[i|f|c|o]`` bias initializer of ``unit_forget_bias=True``: ``base``
     everywhere but ones for the forget gate."""
-    xp = state.backend().xp
-
     def initializer(shape, dtype=None):
         dtype = dtype or default_dtype
-        return xp.concatenate([base((units,), dtype=dtype), xp.ones((units,), dtype=dtype),
-                               base((2 * units,), dtype=dtype)])
+        return ops.concatenate([base((units,), dtype=dtype), ops.ones((units,), dtype=dtype),
+                                base((2 * units,), dtype=dtype)])
 
     return initializer
 

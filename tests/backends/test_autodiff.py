@@ -310,3 +310,11 @@ def test_no_grad_in_one_thread_leaves_recording_on_in_the_others():
             assert not lamina.backends.is_recording()
         assert not lamina.backends.is_recording()
     assert lamina.backends.is_recording()
+
+
+def test_one_element_tensors_convert_to_python_numbers_as_keras():
+    # Keras 3.15 (torch): float(keras.ops.ones((1, 1))) -> 1.0, int(...) -> 1
+    tensor = lamina.ops.ones((1, 1)) * 2.5
+    assert float(tensor) == 2.5 and int(tensor) == 2
+    with pytest.raises((TypeError, ValueError)):
+        float(lamina.ops.ones((2,)))

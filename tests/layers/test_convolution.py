@@ -239,3 +239,45 @@ def test_data_format_none_reads_lamina_config_image_data_format():
     # (batch, channels, height, width) in, channels first out, as Keras
     assert conv(np.zeros((1, 2, 8, 8), "float32")).shape == (1, 4, 6, 6)
     assert layers.Conv2D(4, 3).data_format == "channels_last"
+
+
+# ------------------------------------------------------------------ convolution_op
+class StandardizedConv2D(layers.Conv2D):
+    """The keras.io recipe's weight-standardized convolution (overrides convolution_op)."""
+
+    def convolution_op(self, inputs, kernel):
+        mean, var = lamina.ops.moments(kernel, axes=[0, 1, 2], keepdims=True)
+        return lamina.ops.conv(inputs, (kernel - mean) / lamina.ops.sqrt(var + 1e-10),
+                               strides=list(self.strides), padding="valid")
+
+
+def _convolution_op_inputs():
+    x = np.sin(np.arange(18, dtype="float32")).reshape(1, 3, 3, 2)
+    kernel = np.cos(np.arange(16, dtype="float32") * 0.7).reshape(2, 2, 2, 2)
+    return x, kernel, np.array([0.5, -0.25], "float32")
+
+
+def test_overridden_convolution_op_gets_bias_and_activation_as_keras():
+    # Keras 3.15 (torch), the same subclass, weights and input:
+    #   layer = Standardized(2, 2, activation="relu"); layer.build(x.shape)
+    #   layer.set_weights([kernel, bias]); layer(x)
+    x, kernel, bias = _convolution_op_inputs()
+    layer = StandardizedConv2D(2, 2, activation="relu")
+    layer.build(x.shape)
+    layer.set_weights([kernel, bias])
+    expected = [[[[0.0, 0.0], [6.379394, 4.262282]], [[0.0, 0.0], [6.354654, 3.676143]]]]
+    np.testing.assert_allclose(layer(x).numpy(), expected, atol=1e-5)
+    model = lamina.Sequential([lamina.Input((3, 3, 2)), layer])   # and in a model
+    np.testing.assert_allclose(model.predict(x, verbose=0), expected, atol=1e-5)
+
+
+def test_convolution_op_takes_the_layers_data_format_without_bias():
+    # Keras 3.15 (torch): layers.Conv2D(2, 2, data_format="channels_first")
+    #   .convolution_op(np.moveaxis(x, -1, 1), kernel)
+    x, kernel, _ = _convolution_op_inputs()
+    layer = layers.Conv2D(2, 2, data_format="channels_first")
+    layer.build((1, 2, 3, 3))
+    expected = [[[[-1.401533, 4.407412], [-2.520829, 4.364798]],
+                 [[-2.562235, 3.197626], [-3.115122, 2.691825]]]]
+    got = layer.convolution_op(np.moveaxis(x, -1, 1), kernel)
+    np.testing.assert_allclose(got.numpy(), expected, atol=1e-5)

@@ -310,3 +310,14 @@ def test_core_layer_config_output_shape_and_models(check_config, check_output_sh
     check_config(layer, x)
     check_output_shape(layer, x)
     check_models(make, x)
+
+
+def test_lambda_output_shape_with_several_inputs_takes_the_first_batch_axis():
+    # Keras 3.15 (torch): Lambda(f, output_shape=(1,)) on [Input((10,)), Input((10,))]
+    # -> (None, 1); compute_output_shape([(4, 10), (4, 10)]) -> (4, 1)
+    a, b = lamina.Input((10,)), lamina.Input((10,))
+    distance = layers.Lambda(
+        lambda v: ops.sum(ops.square(v[0] - v[1]), axis=1, keepdims=True),
+        output_shape=(1,))
+    assert tuple(distance([a, b]).shape) == (None, 1)
+    assert distance.compute_output_shape([(4, 10), (4, 10)]) == (4, 1)

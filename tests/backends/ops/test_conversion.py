@@ -80,8 +80,6 @@ def test_cast_to_int_has_no_gradient(engine):
     np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
 
 
-
-
 def test_view_matches_keras(engine):
     # keras.ops.view (KERAS_BACKEND=torch) printed these for the same inputs
     ints = ops.view(np.array([1, 2, 3], "int32"), "float32").numpy()
@@ -100,3 +98,20 @@ def test_view_bad_arguments():
         ops.view(np.float32(1.0), "int16")
     with pytest.raises(ValueError, match="multiple of 4"):
         ops.view(np.array([1, 2, 3], "int16"), "int32")
+
+
+def test_convert_to_tensor_of_strings_feeds_a_string_input_model():
+    # Keras 3.15 (tensorflow backend): keras.ops.convert_to_tensor([["the cat"]]) is a
+    # tf.string tensor of shape (1, 1) that a keras.Input(shape=(1,), dtype="string")
+    # model with a TextVectorization takes; lamina's string data are NumPy string arrays.
+    strings = ops.convert_to_tensor([["the cat sat"]])
+    assert isinstance(strings, np.ndarray) and strings.shape == (1, 1)
+    assert strings.dtype.kind == "U"
+    assert ops.convert_to_tensor("cat", dtype="string").tolist() == "cat"
+    vectorizer = lamina.layers.TextVectorization(output_sequence_length=4)
+    vectorizer.adapt(["the cat sat", "the dog"])
+    string_input = lamina.Input(shape=(1,), dtype="string")
+    model = lamina.Model(string_input, vectorizer(string_input))
+    np.testing.assert_array_equal(np.asarray(model(strings)),
+                                  np.asarray(vectorizer(np.array([["the cat sat"]]))))
+    assert isinstance(ops.convert_to_tensor([[1, 2]]), lamina.Tensor)  # numbers stay Tensors

@@ -163,3 +163,22 @@ def test_class_weight_with_nan_label_names_it():
     labels[0] = np.nan
     with pytest.raises(ValueError, match="whole class indices, got nan"):
         model.fit(X, labels, class_weight={0: 1.0, 1: 1.0, 2: 1.0}, verbose=0)
+
+
+def test_inputs_one_axis_short_or_long_of_a_trailing_1_are_fitted_as_keras():
+    # Keras 3.15 (torch): Input((3, 1)) -> Flatten -> Dense(1, ones, no bias) predicts
+    # [[3.0], [12.0]] on x = arange(6).reshape(2, 3); Input((3,)) the same on x[..., None];
+    # fit accepts the short data; a (2, 3, 2) array still raises ValueError.
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    inp = lamina.Input((3, 1))
+    dense = lamina.layers.Dense(1, kernel_initializer="ones", use_bias=False)
+    model = lamina.Model(inp, dense(lamina.layers.Flatten()(inp)))
+    np.testing.assert_allclose(model.predict(x, verbose=0), [[3.0], [12.0]])
+    inp2 = lamina.Input((3,))
+    model2 = lamina.Model(inp2, lamina.layers.Dense(1, kernel_initializer="ones",
+                                                    use_bias=False)(inp2))
+    np.testing.assert_allclose(model2.predict(x[..., None], verbose=0), [[3.0], [12.0]])
+    model.compile("sgd", "mse")
+    assert len(model.fit(x, np.zeros((2, 1)), verbose=0).history["loss"]) == 1
+    with pytest.raises(ValueError, match="expects shape"):
+        model2.predict(np.zeros((2, 3, 2), "float32"), verbose=0)

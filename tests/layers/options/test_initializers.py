@@ -197,3 +197,13 @@ def test_variance_scaling_axes_and_keras3_config():
     assert type(initializers.deserialize("lecun_uniform")) is initializers.LecunUniform
     with pytest.raises(ValueError, match="initializer"):
         initializers.deserialize(3)
+
+
+def test_calling_an_initializer_gives_a_tensor_as_keras():
+    # Keras 3.15 (torch): float(keras.initializers.RandomNormal(seed=42)(shape=(1, 1)))
+    # works on the returned backend tensor; np.asarray / np.allclose read it too.
+    value = initializers.GlorotNormal(seed=42)(shape=(3, 5))
+    assert isinstance(value, lamina.Tensor)
+    assert np.allclose(value, initializers.GlorotNormal(seed=42)(shape=(3, 5)))
+    assert float(initializers.Ones()(shape=(1, 1))) == 1.0
+    assert isinstance(float(initializers.RandomNormal(seed=42)(shape=(1, 1))), float)
