@@ -10,6 +10,7 @@ import urllib.parse
 import urllib.request
 import warnings
 
+from ..callbacks.callback import print_line
 from ..callbacks.progbar import Progbar
 from .archives import extract_archive
 
@@ -59,7 +60,7 @@ def validate_file(fpath, file_hash, algorithm="auto", chunk_size=CHUNK_SIZE):
 def _download(origin, target):
     """``origin`` downloaded into a temporary file in ``target``'s folder (with a progress
     bar); returns its path, for the caller to check and rename into place."""
-    print(f"Downloading data from {origin}", flush=True)
+    print_line(f"Downloading data from {origin}")   # logged without interactive logging
     handle, partial = tempfile.mkstemp(prefix=".downloading-", dir=os.path.dirname(target))
     try:
         with os.fdopen(handle, "wb") as out, urllib.request.urlopen(origin) as response:
@@ -147,9 +148,9 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     download = force_download or not os.path.exists(target)
     if not download and file_hash is not None and not validate_file(target, file_hash,
                                                                     algorithm):
-        print(f"A local file was found, but it seems to be incomplete or outdated because "
-              f"the {algorithm} file hash does not match the original value of {file_hash} "
-              "so we will re-download the data.", flush=True)
+        print_line(f"A local file was found, but it seems to be incomplete or outdated "
+                   f"because the {algorithm} file hash does not match the original value of "
+                   f"{file_hash} so we will re-download the data.")
         download = True
     if download:
         partial = _download(origin, target)
