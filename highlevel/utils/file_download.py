@@ -121,12 +121,10 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     if md5_hash is not None and file_hash is None:
         file_hash, hash_algorithm = md5_hash, "md5"
     algorithm = _algorithm(hash_algorithm, file_hash)
-    datadir = os.path.join(cache_root(cache_dir), cache_subdir)
-    os.makedirs(datadir, exist_ok=True)
     given = os.fspath(fname) if fname is not None else None
     if not given:
         fname = os.path.basename(urllib.parse.urlsplit(origin).path)
-        if not fname:
+        if fname in ("", ".", ".."):    # ".." would name the cache's parent folder
             raise ValueError(f"Can't parse the file name from the origin provided: "
                              f"'{origin}'. Please specify the `fname` argument.")
     else:
@@ -135,6 +133,8 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
             raise ValueError("Paths are no longer accepted as the `fname` argument. To "
                              "specify the file's parent directory, use the `cache_dir` "
                              f"argument. Received: fname={fname}")
+    datadir = os.path.join(cache_root(cache_dir), cache_subdir)   # the arguments are valid
+    os.makedirs(datadir, exist_ok=True)
     extract = extract or untar
     if extract and given and "." in fname:
         target = os.path.join(datadir, fname)

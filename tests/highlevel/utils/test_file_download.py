@@ -99,10 +99,12 @@ def test_a_failed_download_leaves_nothing(tmp_path, source):
     ({"origin": "file:///x/", "fname": None}, "Can't parse the file name"),
     ({"origin": "file:///x/a.txt", "fname": "dir/a.txt"}, "Paths are no longer accepted"),
     ({"origin": "file:///x/a.txt", "hash_algorithm": "sha1"}, "hash_algorithm"),
+    ({"origin": "file:///x/.."}, "Can't parse the file name"),
 ])
 def test_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(ValueError, match=match):
         get_file(cache_dir=cache(tmp_path), **kwargs)
+    assert not os.path.exists(cache(tmp_path))     # checked before any folder is made
 
 
 def tar_of(path, members):
