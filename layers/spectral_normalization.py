@@ -10,12 +10,11 @@ from .arguments import is_int, layer_error
 from .base import LAYERS, InputSpec
 from .wrappers import Wrapper
 
-_EPSILON = 1e-7      # Keras' backend epsilon, the floor of the norms below
-
 
 def _l2_normalized(xp, x):
-    """``x`` over its L2 norm (Keras' ``normalize(x, axis=None)``)."""
-    return x * xp.minimum(1.0 / xp.sqrt(xp.sum(x * x)), 1.0 / _EPSILON)
+    """``x`` over its L2 norm, floored at ``lamina.config.epsilon()`` (Keras'
+    ``normalize(x, axis=None)``, which reads ``backend.epsilon()``)."""
+    return x * xp.minimum(1.0 / xp.sqrt(xp.sum(x * x)), 1.0 / state.epsilon())
 
 
 @LAYERS.register()

@@ -34,7 +34,8 @@ def _spatial_axes_and_sizes(name, a, output_size, data_format):
                                      isinstance(s, bool) and s > 0 for s in sizes):
         raise ValueError(f"ops.{name}: output_size must be a positive int or a tuple of "
                          f"{rank} positive ints, got {output_size!r}")
-    data_format = "channels_last" if data_format is None else data_format
+    if data_format is None:      # Keras: lamina.config.image_data_format()
+        data_format = state.image_data_format()
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"ops.{name}: data_format must be 'channels_last' or "
                          f"'channels_first', got {data_format!r}")
@@ -61,7 +62,8 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
         inputs: (batch, *spatial, channels), or (batch, channels, *spatial) with
             ``data_format="channels_first"``.
         output_size: bins per spatial axis, an int (every axis) or a tuple.
-        data_format: ``"channels_last"`` (``None``) or ``"channels_first"``.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (``None``:
+            ``lamina.config.image_data_format()``, as Keras).
 
     Returns the mean of every bin: (batch, *output_size, channels) in the input's layout.
     Integer inputs give ``floatx()``.

@@ -18,14 +18,25 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
     if sparse or ragged:
         raise ValueError(f"convert_to_tensor: lamina has dense tensors only, got "
                          f"sparse={sparse!r}, ragged={ragged!r}")
-    if dtype == "string" or (dtype is None and isinstance(x, (str, list, tuple, np.ndarray))
-                             and np.asarray(x).dtype.kind in "US"):
+    if dtype == "string" or (dtype is None and _holds_strings(x)):
         return np.asarray(x, dtype=str)
     if isinstance(x, Tensor) and (dtype is None or x.dtype == dtype):
         return x
     if isinstance(x, Tensor):
         return cast(x, dtype)
     return Tensor(x, dtype=dtype)
+
+
+def _holds_strings(x):
+    """Whether ``x`` is string data: a string, a NumPy string array, or a (nested) list or
+    tuple whose first leaf is a string. Only that leaf is read: converting the whole list
+    to find out would copy every number (and bring every GPU array to the host) once more
+    before the Tensor is made."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "US"
+    while isinstance(x, (list, tuple)) and len(x):
+        x = x[0]
+    return isinstance(x, (str, bytes))
 
 
 def convert_to_numpy(x):

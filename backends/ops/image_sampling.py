@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..random import normal
-from .conversion import cast, convert_to_numpy, convert_to_tensor
+from .conversion import cast, convert_to_numpy, convert_to_tensor, saturate_cast
 from .core import xp
 from .image import check_choice, to_batch
 from .image_filters import gaussian_blur
@@ -43,8 +43,13 @@ def sample(table, sizes, positions, order, fill_mode, fill_value, base=0):
     flat row ``base``) read at the float ``positions`` (one engine array per axis of
     ``sizes``, all of one shape ``Q``): ``order`` 0 reads the floor of each position (pass
     rounded positions), 1 interpolates linearly between the ``2 ** len(sizes)`` taps.
-    Non-finite positions read ``fill_value``. Returns a Tensor ``Q + rest``."""
-    dtype = np.dtype(table.dtype)
+    Non-finite positions read ``fill_value``. Returns a Tensor ``Q + rest`` in the
+    table's dtype: an integer table interpolates in float32 and is rounded back (halves
+    away from zero) and saturated, as Keras' NumPy backend (scipy) does."""
+    source = dtype = np.dtype(table.dtype)
+    integer = order and dtype.kind != "f"
+    if integer:
+        table, dtype = cast(table, "float32"), np.dtype("float32")
     finite = None
     floors, fractions = [], []
     for position in positions:
@@ -71,6 +76,9 @@ def sample(table, sizes, positions, order, fill_mode, fill_value, base=0):
         if weight is not None:
             values = values * convert_to_tensor(weight.reshape(weight.shape + trailing))
         total = values if total is None else total + values
+    if integer:   # no gradient reaches an integer input: the rounding runs on the array
+        rounded = xp().sign(total.data) * xp().floor(xp().abs(total.data) + 0.5)
+        total = saturate_cast(rounded, source.name)
     return total
 
 

@@ -10,6 +10,7 @@ import urllib.parse
 import urllib.request
 import warnings
 
+from ..callbacks.callback import print_line
 from ..callbacks.progbar import Progbar
 from .archives import extract_archive
 
@@ -59,7 +60,7 @@ def validate_file(fpath, file_hash, algorithm="auto", chunk_size=CHUNK_SIZE):
 def _download(origin, target):
     """``origin`` downloaded into a temporary file in ``target``'s folder (with a progress
     bar); returns its path, for the caller to check and rename into place."""
-    print(f"Downloading data from {origin}", flush=True)
+    print_line(f"Downloading data from {origin}")   # logged without interactive logging
     handle, partial = tempfile.mkstemp(prefix=".downloading-", dir=os.path.dirname(target))
     try:
         with os.fdopen(handle, "wb") as out, urllib.request.urlopen(origin) as response:
@@ -120,12 +121,10 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     if md5_hash is not None and file_hash is None:
         file_hash, hash_algorithm = md5_hash, "md5"
     algorithm = _algorithm(hash_algorithm, file_hash)
-    datadir = os.path.join(cache_root(cache_dir), cache_subdir)
-    os.makedirs(datadir, exist_ok=True)
     given = os.fspath(fname) if fname is not None else None
     if not given:
         fname = os.path.basename(urllib.parse.urlsplit(origin).path)
-        if not fname:
+        if fname in ("", ".", ".."):    # ".." would name the cache's parent folder
             raise ValueError(f"Can't parse the file name from the origin provided: "
                              f"'{origin}'. Please specify the `fname` argument.")
     else:
@@ -134,6 +133,8 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
             raise ValueError("Paths are no longer accepted as the `fname` argument. To "
                              "specify the file's parent directory, use the `cache_dir` "
                              f"argument. Received: fname={fname}")
+    datadir = os.path.join(cache_root(cache_dir), cache_subdir)   # the arguments are valid
+    os.makedirs(datadir, exist_ok=True)
     extract = extract or untar
     if extract and given and "." in fname:
         target = os.path.join(datadir, fname)
@@ -147,9 +148,9 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     download = force_download or not os.path.exists(target)
     if not download and file_hash is not None and not validate_file(target, file_hash,
                                                                     algorithm):
-        print(f"A local file was found, but it seems to be incomplete or outdated because "
-              f"the {algorithm} file hash does not match the original value of {file_hash} "
-              "so we will re-download the data.", flush=True)
+        print_line(f"A local file was found, but it seems to be incomplete or outdated "
+                   f"because the {algorithm} file hash does not match the original value of "
+                   f"{file_hash} so we will re-download the data.")
         download = True
     if download:
         partial = _download(origin, target)

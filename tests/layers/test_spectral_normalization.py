@@ -45,6 +45,28 @@ def test_weights_as_keras_and_the_norm_goes_to_one():
     assert abs(np.linalg.svd(layer.kernel.numpy(), compute_uv=False)[0] - 1.0) < 1e-3
 
 
+def test_power_iteration_norms_floor_at_the_configured_epsilon():
+    # Keras' normalize(x, axis=None) multiplies by min(1 / ||x||, 1 / backend.epsilon())
+    layer = layers.SpectralNormalization(layers.Dense(3, kernel_initializer="ones"))
+    layer(np.ones((1, 2), "float32"))           # built, not normalized
+    u = layer.vector_u.numpy().copy()
+    previous = lamina.config.epsilon()
+    lamina.config.set_epsilon(10.0)
+    try:
+        layer(np.ones((1, 2), "float32"), training=True)
+    finally:
+        lamina.config.set_epsilon(previous)
+    w = np.ones((2, 3), "float32")
+
+    def normalized(x):
+        return x * min(1.0 / np.sqrt(np.sum(x * x)), 1.0 / 10.0)
+
+    v = normalized(u @ w.T)
+    u = normalized(v @ w)
+    np.testing.assert_allclose(layer.vector_u.numpy(), u, rtol=1e-5)
+    np.testing.assert_allclose(layer.kernel.numpy(), w / ((v @ w) @ u.T), rtol=1e-5)
+
+
 def test_zero_kernel_is_left_alone_and_penalties_count_once():
     layer = layers.SpectralNormalization(layers.Dense(2, kernel_initializer="zeros",
                                                       kernel_regularizer="l2"))

@@ -120,3 +120,18 @@ def test_bad_arguments_raise_value_errors():
         ops.adaptive_max_pool(np.ones((1, 4, 1)), 0)
     with pytest.raises(ValueError, match="data_format"):
         ops.adaptive_max_pool(np.ones((1, 4, 1)), 2, data_format="NHWC")
+
+
+@pytest.mark.parametrize("op", [ops.adaptive_average_pool, ops.adaptive_max_pool])
+def test_data_format_none_reads_the_global_image_data_format(op):
+    # Keras: data_format=None is keras.config.image_data_format()
+    x = RNG.standard_normal((2, 3, 8, 6)).astype("float32")    # channels first (C=3)
+    previous = lamina.config.image_data_format()
+    lamina.config.set_image_data_format("channels_first")
+    try:
+        pooled = op(x, (4, 2))
+    finally:
+        lamina.config.set_image_data_format(previous)
+    np.testing.assert_allclose(pooled.numpy(),
+                               op(x, (4, 2), data_format="channels_first").numpy())
+    assert pooled.shape == (2, 3, 4, 2)

@@ -115,3 +115,24 @@ def test_convert_to_tensor_of_strings_feeds_a_string_input_model():
     np.testing.assert_array_equal(np.asarray(model(strings)),
                                   np.asarray(vectorizer(np.array([["the cat sat"]]))))
     assert isinstance(ops.convert_to_tensor([[1, 2]]), lamina.Tensor)  # numbers stay Tensors
+
+
+def test_convert_to_tensor_of_a_list_converts_its_elements_once():
+    # The string check reads the first leaf only: a list of arrays (GPU arrays on the CuPy
+    # engine) is not converted to NumPy an extra time before the Tensor is made.
+    class Counted:
+        calls = 0
+
+        def __array__(self, dtype=None, copy=None):
+            Counted.calls += 1
+            return np.ones(3, dtype="float32")
+
+    items = [Counted(), Counted()]
+    lamina.Tensor(items)
+    direct, Counted.calls = Counted.calls, 0
+    tensor = ops.convert_to_tensor(items)
+    assert Counted.calls == direct
+    np.testing.assert_array_equal(tensor.numpy(), np.ones((2, 3)))
+    assert ops.convert_to_tensor((["a", "b"], ["c", "d"])).dtype.kind == "U"
+    assert ops.convert_to_tensor([[b"ab"]]).tolist() == [["ab"]]
+    assert isinstance(ops.convert_to_tensor([]), lamina.Tensor)

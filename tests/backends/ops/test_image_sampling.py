@@ -176,6 +176,28 @@ def test_elastic_transform_is_seeded_and_alpha_zero_is_the_identity():
     np.testing.assert_allclose(np.moveaxis(ops.convert_to_numpy(first), 1, -1), a, atol=1e-6)
 
 
+def test_integer_images_interpolate_in_floats_and_round_back():
+    # Keras' NumPy backend (scipy.ndimage.map_coordinates) interpolates a uint8 image and
+    # rounds the result into uint8: interpolated values, not the floor taps
+    image = RNG.integers(0, 256, (6, 5)).astype("uint8")
+    coordinates = [[0.5, 2.5, 4.75], [1.25, 3.5, 0.0]]
+    floats = ops.image.map_coordinates(image.astype("float32"), coordinates, 1).numpy()
+    values = ops.image.map_coordinates(image, coordinates, 1)
+    assert values.dtype == np.uint8
+    np.testing.assert_array_equal(values.numpy(), np.floor(floats + 0.5))
+    images = RNG.integers(0, 256, (2, 6, 5, 3)).astype("uint8")
+    transform = np.array([1, 0.1, 0.5, 0, 1, 0.2, 0, 0], "float32")
+    corners = np.array([[0, 0], [4, 0], [0, 5], [4, 5]], "float32")
+    moved = np.array([[0, 0], [4, 1], [0, 5], [3, 5]], "float32")
+    for op in (lambda x: ops.image.affine_transform(x, transform),
+               lambda x: ops.image.perspective_transform(x, corners, moved),
+               lambda x: ops.image.elastic_transform(x, alpha=2.0, sigma=1.0, seed=3)):
+        result = op(images)
+        assert result.dtype == np.uint8
+        np.testing.assert_array_equal(result.numpy(),
+                                      np.floor(op(images.astype("float32")).numpy() + 0.5))
+
+
 def test_gradients(check_op):
     x = np.random.default_rng(5).random((2, 3, 4, 2))
     check_op(lambda image: ops.image.affine_transform(image, T, "bilinear", "reflect"), [x])

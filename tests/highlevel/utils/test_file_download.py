@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+import lamina
 from lamina.utils import get_file
 
 
@@ -42,6 +43,19 @@ def test_downloads_once_into_the_cache(tmp_path, source, capsys):
     other = get_file("copy.bin", url(source), cache_dir=cache(tmp_path), cache_subdir="sub")
     assert other == os.path.join(cache(tmp_path), "sub", "copy.bin")
     assert os.listdir(os.path.dirname(path)) == ["data.txt"]        # no temporary file left
+
+
+def test_messages_are_logged_without_interactive_logging(tmp_path, source, capsys, caplog):
+    # Keras prints them with io_utils.print_msg: to the logs once interactive logging is off
+    lamina.config.disable_interactive_logging()
+    try:
+        with caplog.at_level("INFO", logger="lamina"):
+            get_file(origin=url(source), cache_dir=cache(tmp_path))
+    finally:
+        lamina.config.enable_interactive_logging()
+    assert "Downloading data from file://" not in capsys.readouterr().out
+    assert any("Downloading data from file://" in record.getMessage()
+               for record in caplog.records)
 
 
 def test_default_cache_is_keras_home(tmp_path, source, monkeypatch):
@@ -85,10 +99,12 @@ def test_a_failed_download_leaves_nothing(tmp_path, source):
     ({"origin": "file:///x/", "fname": None}, "Can't parse the file name"),
     ({"origin": "file:///x/a.txt", "fname": "dir/a.txt"}, "Paths are no longer accepted"),
     ({"origin": "file:///x/a.txt", "hash_algorithm": "sha1"}, "hash_algorithm"),
+    ({"origin": "file:///x/.."}, "Can't parse the file name"),
 ])
 def test_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(ValueError, match=match):
         get_file(cache_dir=cache(tmp_path), **kwargs)
+    assert not os.path.exists(cache(tmp_path))     # checked before any folder is made
 
 
 def tar_of(path, members):
