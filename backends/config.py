@@ -22,8 +22,14 @@ def backend():
 
 
 def _cap_from_environment(variable):
-    value = os.environ.get(variable)
-    return _checked_cap(int(value), variable) if value else None
+    """The cap set in the environment ``variable``; unset, empty or 0 is no cap (as in
+    Keras, which tests the value's truth)."""
+    value = os.environ.get(variable, "").strip()
+    try:
+        cap = int(value) if value else 0
+    except ValueError:
+        raise ValueError(f"{variable} must be an integer (0: no cap), got {value!r}") from None
+    return _checked_cap(cap, variable) if cap else None
 
 
 def _checked_cap(value, name):

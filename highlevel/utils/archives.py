@@ -4,8 +4,10 @@ Every member is checked before anything is written: a member with an absolute pa
 ``..`` component, a link whose target is absolute or climbs with ``..`` (so no link can
 lead out of the extraction folder, whatever other links it passes through), or (tar) a
 device file or FIFO makes the whole archive refused with a ValueError naming the member.
-The archive is unpacked into a temporary folder beside the destination and renamed into
-place, so an interrupted or refused extraction leaves no partial folder behind.
+The archive is unpacked into a temporary folder beside the destination, then moved into
+place file by file (one rename each), so an interrupted or refused extraction leaves no
+partly written file behind. As with Keras' ``extractall``, files already in the
+destination that the archive does not hold are kept; those it holds are replaced.
 """
 
 import os
@@ -16,6 +18,36 @@ import tempfile
 import zipfile
 
 ARCHIVE_FORMATS = ("tar", "zip")
+
+
+def _move_entries(source, destination):
+    """Each entry of the folder ``source`` renamed into the folder ``destination``: a file
+    (or link) of the same name steps aside first and is removed once the new one is in
+    place; a folder present in both is merged the same way, so nothing the archive does
+    not hold is lost."""
+    names = os.listdir(source)
+    aside = tempfile.mkdtemp(prefix=".previous-", dir=source)   # a name no entry has
+    for name in names:
+        entry, target = os.path.join(source, name), os.path.join(destination, name)
+        if _is_folder(entry) and _is_folder(target):
+            _move_entries(entry, target)
+            continue
+        if os.path.lexists(target):
+            os.replace(target, os.path.join(aside, name))
+        os.replace(entry, target)
+    _remove(aside)
+
+
+def _is_folder(entry):
+    return os.path.isdir(entry) and not os.path.islink(entry)
+
+
+def _remove(entry):
+    """Delete ``entry`` (a folder tree, a file or a link) if it exists."""
+    if _is_folder(entry):
+        shutil.rmtree(entry)
+    elif os.path.lexists(entry):
+        os.remove(entry)
 
 
 def _unsafe_path(name):
@@ -82,12 +114,12 @@ def _extract_into(file_path, archive_type, folder):
 def extract_archive(file_path, path=".", archive_format="auto"):
     """Extract the tar (``.tar``, ``.tar.gz``, ``.tar.bz2``, ``.tar.xz``) or zip archive
     ``file_path`` into the folder ``path``, as ``keras.utils``' ``extract_archive``, but
-    refusing unsafe archives as a whole (see the module docstring) and replacing ``path``
-    atomically.
+    refusing unsafe archives as a whole (see the module docstring); each file of the
+    archive lands in ``path`` in one rename, replacing a file of the same name.
 
     Args:
         file_path: the archive.
-        path: the folder to extract into (replaced if it exists).
+        path: the folder to extract into (made if missing; what else it holds is kept).
         archive_format: ``"auto"`` (tar, then zip), ``"tar"``, ``"zip"``, a list of them,
             or None (extract nothing).
 
@@ -95,6 +127,8 @@ def extract_archive(file_path, path=".", archive_format="auto"):
         True when the archive matched one of the formats and was extracted, else False.
     """
     file_path, path = os.fspath(file_path), os.fspath(path)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise ValueError(f"extract_archive: path must be a folder, got the file {path!r}")
     for archive_type in _formats(archive_format):
         matches = tarfile.is_tarfile if archive_type == "tar" else zipfile.is_zipfile
         if not matches(file_path):
@@ -102,17 +136,13 @@ def extract_archive(file_path, path=".", archive_format="auto"):
         parent = os.path.dirname(os.path.abspath(path))
         os.makedirs(parent, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".extracting-", dir=parent)
-        previous = staging + "-previous"
         try:
             _extract_into(file_path, archive_type, staging)
-            if os.path.lexists(path):
-                os.replace(path, previous)     # the old folder steps aside, then the new
-            os.replace(staging, path)          # one takes its name in one rename
+            if not os.path.isdir(path):
+                os.replace(staging, path)      # a new folder: one rename
+            else:
+                _move_entries(staging, path)
         finally:
-            for leftover in (staging, previous):
-                if os.path.isdir(leftover) and not os.path.islink(leftover):
-                    shutil.rmtree(leftover)
-                elif os.path.lexists(leftover):
-                    os.remove(leftover)
+            _remove(staging)
         return True
     return False

@@ -86,6 +86,15 @@ def test_the_caps_come_from_keras_environment_variables():
     code = ("import lamina; assert lamina.config.max_epochs() == 2; "
             "assert lamina.config.max_steps_per_epoch() == 7")
     subprocess.run([sys.executable, "-c", code], check=True, env=environment)
+    # 0 is no cap, as in Keras (which tests the value's truth); text names the variable
+    environment = {**os.environ, "KERAS_MAX_EPOCHS": "0", "KERAS_MAX_STEPS_PER_EPOCH": ""}
+    code = ("import lamina; assert lamina.config.max_epochs() is None; "
+            "assert lamina.config.max_steps_per_epoch() is None")
+    subprocess.run([sys.executable, "-c", code], check=True, env=environment)
+    environment["KERAS_MAX_EPOCHS"] = "two"
+    failed = subprocess.run([sys.executable, "-c", "import lamina"], env=environment,
+                            capture_output=True, text=True)
+    assert failed.returncode != 0 and "KERAS_MAX_EPOCHS must be an integer" in failed.stderr
 
 
 def test_enable_unsafe_deserialization_turns_safe_mode_off_for_good():

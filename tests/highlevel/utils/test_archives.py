@@ -48,8 +48,27 @@ def test_tar_and_zip_extract_with_inner_links(tmp_path):
     archive = make_zip(tmp_path / "a.zip", [("z/y.txt", b"y")])
     assert extract_archive(archive, tmp_path / "out", archive_format="zip")
     assert (tmp_path / "out/z/y.txt").read_bytes() == b"y"
-    assert not (tmp_path / "out/d").exists()            # the folder was replaced
+    assert (tmp_path / "out/d/x.txt").read_bytes() == b"x"   # kept, as Keras' extractall
     assert leftovers(tmp_path) == []
+
+
+def test_extraction_replaces_only_the_archives_entries_and_keeps_other_files(tmp_path):
+    out = tmp_path / "out"
+    (out / "d").mkdir(parents=True)
+    (out / "d/old.txt").write_bytes(b"old")
+    (out / "mine.txt").write_bytes(b"user data")
+    tar = make_tar(tmp_path / "a.tar", [("d/x.txt", b"new")], mode="w")
+    assert extract_archive(tar, out)
+    (out / "d/x.txt").write_bytes(b"stale")
+    assert extract_archive(tar, out)
+    assert (out / "mine.txt").read_bytes() == b"user data"
+    assert (out / "d/x.txt").read_bytes() == b"new"
+    assert (out / "d/old.txt").read_bytes() == b"old"      # folders merge, as extractall
+    assert sorted(os.listdir(out)) == ["d", "mine.txt"] and leftovers(tmp_path) == []
+    (tmp_path / "file").write_bytes(b"f")
+    with pytest.raises(ValueError, match="must be a folder"):
+        extract_archive(tar, tmp_path / "file")
+    assert (tmp_path / "file").read_bytes() == b"f"
 
 
 def test_formats_that_do_not_match_extract_nothing(tmp_path):
