@@ -427,9 +427,9 @@ class Trainer:
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
-        """Model outputs for one batch as NumPy arrays."""
+        """Model outputs for one batch as NumPy arrays (silent, as Keras': no progress line)."""
         return self.predict(x, batch_size=max(1, data_adapters.sample_count(self._data_spec(),
-                                                                            x)))
+                                                                            x)), verbose=0)
 
     def _step_logs(self, step_result):
         """The logs of a step: what an overridden ``train_step``/``test_step`` returned

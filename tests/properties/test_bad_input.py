@@ -20,7 +20,7 @@ Y = np.zeros(10, dtype="int64")
 
 
 # ------------------------------------------------------------------ shapes
-@pytest.mark.parametrize("bad", [np.ones((10, 5)), np.ones((10, 4, 1)), np.ones(10)])
+@pytest.mark.parametrize("bad", [np.ones((10, 5)), np.ones((10, 4, 2)), np.ones(10)])
 def test_wrong_feature_count_or_rank_names_input_and_shapes(bad):
     model = compiled_classifier()
     expected = (rf"Input 'features' of model 'clf' expects shape \(None, 4\), got data of "
@@ -33,6 +33,18 @@ def test_wrong_feature_count_or_rank_names_input_and_shapes(bad):
         model.predict(bad, verbose=0)
     with pytest.raises(ValueError, match=expected):
         model.train_on_batch(bad, Y)
+
+
+def test_a_trailing_axis_of_one_too_many_is_dropped_as_keras_does():
+    # Keras' functional models squeeze (10, 4, 1) to their (None, 4) input in fit,
+    # evaluate, predict and the *_on_batch methods (checked with Keras 3.15).
+    model = compiled_classifier()
+    extra = np.ones((10, 4, 1))
+    np.testing.assert_allclose(model.predict(extra, verbose=0), model.predict(X, verbose=0))
+    assert model.evaluate(extra, Y, verbose=0) == model.evaluate(X, Y, verbose=0)
+    model.train_on_batch(extra, Y)
+    model.fit(extra, Y, verbose=0)
+    assert model.predict_on_batch(extra).shape == (10, 3)
 
 
 def test_bad_shape_leaves_weights_untouched():

@@ -459,6 +459,14 @@ def test_per_batch_methods():
     np.testing.assert_allclose(out, x @ model.get_weights()[0] + model.get_weights()[1])
 
 
+def test_predict_on_batch_prints_nothing(capsys):
+    # Keras' predict_on_batch runs the step without a progress bar
+    model = lamina.Sequential([layers.Input((3,)), layers.Dense(1)])
+    capsys.readouterr()
+    model.predict_on_batch(np.ones((2, 3), "float32"))
+    assert capsys.readouterr().out == ""
+
+
 # ------------------------------------------------------------------ multi-output history
 def test_multi_output_history_keys_follow_keras():
     lamina.utils.set_random_seed(0)
