@@ -224,17 +224,20 @@ class Backend(abc.ABC):
           stop, gates, cell_activation, cs, hs)`` with ``x W`` (time, batch, 4u), the
           bias and kernel in the gate order ``[i | f | o | c]`` of
           :meth:`lstm_cell_kernels`, writing the activated gates, ``tanh(c)`` and both
-          histories; ``backward(upstream, gates, cell_activation, cs, recurrent_kernel,
+          histories; ``backward(upstream, gates, cell_activation, cs, transposed_recurrent,
           keep, dropout, start, stop, dh, dc, d_gates)`` starts from ``dh``/``dc``
           (batch, u), writes the gate gradients and leaves the gradients reaching the
           initial states in ``dh``/``dc``.
         * ``"gru"``: ``forward(projection, recurrent_bias, recurrent_kernel, keep, dropout,
           start, stop, gates, memory, hs)`` (``projection`` = ``x W + b[0]``) as
           :meth:`gru_cell_kernels` per step; ``backward(upstream, hs, gates, memory,
-          recurrent_kernel, keep, dropout, start, stop, dh, d_input, d_recurrent)``.
+          transposed_recurrent, keep, dropout, start, stop, dh, d_input, d_recurrent)``.
         * ``"simple_rnn"``: ``forward(projection, recurrent_kernel, keep, dropout, start,
           stop, activated, hs)`` (``projection`` = ``x W + b``); ``backward(upstream,
-          activated, recurrent_kernel, keep, dropout, start, stop, dh, d_pre)``.
+          activated, transposed_recurrent, keep, dropout, start, stop, dh, d_pre)``.
+
+        Every ``transposed_recurrent`` is the recurrent kernel transposed, C-contiguous
+        (gates, u): the backward loops' per-step GEMM reads it without a transpose.
         """
         return None
 

@@ -45,6 +45,13 @@ def _run(seq, size, work):
                            seq.backend.batch_blocks(seq.batch, size))
 
 
+def _transposed(seq, recurrent_kernel):
+    """The recurrent kernel transposed, C-contiguous, as the backward loops take it: their
+    per-step ``d @ U.T`` then reads ``U.T`` row by row, which BLAS runs faster than a
+    transposed operand at these small shapes (~30% at 32 x 512 x 128 in OpenBLAS)."""
+    return seq.xp.ascontiguousarray(recurrent_kernel.T)
+
+
 def _bias_gradient(needs, flat):
     """The bias gradient (sum over steps and rows) when it is needed."""
     return flat.sum(axis=0) if len(needs) > 3 and needs[3] else None
@@ -79,8 +86,9 @@ def lstm(kernels, seq, internal, kernel, recurrent_kernel, bias, initial_h, init
         d_gates = numpy_like.empty_like(gates)
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
         dc = upstream[steps + 1].copy()
+        transposed = _transposed(seq, stacked[:u])
         _run(seq, gates.size, lambda start, stop: backward(
-            upstream, gates, cell_act, cs, stacked[:u], keep, dropout, start, stop, dh, dc,
+            upstream, gates, cell_act, cs, transposed, keep, dropout, start, stop, dh, dc,
             d_gates))
         dh += upstream[0]          # with no steps, the initial h is itself the final one
         flat = d_gates.reshape(-1, 4 * u)
@@ -115,8 +123,9 @@ def gru(kernels, seq, kernel, recurrent_kernel, bias, initial_h, finish):
         upstream = numpy_like.ascontiguousarray(g_packed, dtype=seq.dtype)
         d_input, d_recurrent = numpy_like.empty_like(gates), numpy_like.empty_like(gates)
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
+        transposed = _transposed(seq, recurrent)
         _run(seq, gates.size, lambda start, stop: backward(
-            upstream, packed, gates, memory, recurrent, keep, dropout, start, stop, dh,
+            upstream, packed, gates, memory, transposed, keep, dropout, start, stop, dh,
             d_input, d_recurrent))
         dh += upstream[0]
         flat_input, flat_recurrent = d_input.reshape(-1, 3 * u), d_recurrent.reshape(-1, 3 * u)
@@ -147,8 +156,9 @@ def simple_rnn(kernels, seq, kernel, recurrent_kernel, bias, initial_h, finish):
         upstream = numpy_like.ascontiguousarray(g_packed, dtype=seq.dtype)
         d_pre = numpy_like.empty_like(activated)
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
+        transposed = _transposed(seq, recurrent)
         _run(seq, activated.size, lambda start, stop: backward(
-            upstream, activated, recurrent, keep, dropout, start, stop, dh, d_pre))
+            upstream, activated, transposed, keep, dropout, start, stop, dh, d_pre))
         dh += upstream[0]
         flat = d_pre.reshape(-1, u)
         grad_x = seq.input_gradient(d_pre, kernel) if needs[0] else None

@@ -119,8 +119,8 @@ def lstm_loop_forward(gemm, gemm_input, bias, stacked_kernel, keep, dropout, sta
 
 
 @numba.njit(**KERNEL_OPTIONS)
-def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, recurrent_kernel, keep,
-                       dropout, start, stop, dh, dc, d_gates):
+def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, transposed_recurrent,
+                       keep, dropout, start, stop, dh, dc, d_gates):
     """The LSTM's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state_h, state_c = dh[start:stop].copy(), dc[start:stop].copy()
@@ -133,7 +133,7 @@ def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, recurrent_ker
         lstm_cell_backward(d_h, d_c, gates[t, start:stop], cell_activation[t, start:stop],
                            cs[t, start:stop], dz)
         _passed(keep, t, start, dropout[:0], d_c, state_c)      # c sees no dropout
-        _matmul(gemm, dz, recurrent_kernel, d_h, True)
+        _matmul(gemm, dz, transposed_recurrent, d_h, False)
         _passed(keep, t, start, dropout, d_h, state_h)
     dh[start:stop] = state_h
     dc[start:stop] = state_c
@@ -156,8 +156,8 @@ def gru_loop_forward(gemm, projection, recurrent_bias, recurrent_kernel, keep, d
 
 
 @numba.njit(**KERNEL_OPTIONS)
-def gru_loop_backward(gemm, upstream, hs, gates, memory, recurrent_kernel, keep, dropout,
-                      start, stop, dh, d_input, d_recurrent):
+def gru_loop_backward(gemm, upstream, hs, gates, memory, transposed_recurrent, keep,
+                      dropout, start, stop, dh, d_input, d_recurrent):
     """The GRU's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state = dh[start:stop].copy()
@@ -170,7 +170,7 @@ def gru_loop_backward(gemm, upstream, hs, gates, memory, recurrent_kernel, keep,
         d_rec = d_recurrent[t, start:stop]
         gru_cell_backward(d_h, feed, gates[t, start:stop], memory[t, start:stop],
                           d_input[t, start:stop], d_rec, direct)
-        _matmul(gemm, d_rec, recurrent_kernel, previous, True)
+        _matmul(gemm, d_rec, transposed_recurrent, previous, False)
         previous += direct
         _passed(keep, t, start, dropout, previous, state)
     dh[start:stop] = state
@@ -196,8 +196,8 @@ def simple_loop_forward(gemm, projection, recurrent_kernel, keep, dropout, start
 
 
 @numba.njit(**KERNEL_OPTIONS)
-def simple_loop_backward(gemm, upstream, activated, recurrent_kernel, keep, dropout, start,
-                         stop, dh, d_pre):
+def simple_loop_backward(gemm, upstream, activated, transposed_recurrent, keep, dropout,
+                         start, stop, dh, d_pre):
     """The simple RNN's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state = dh[start:stop].copy()
@@ -210,7 +210,7 @@ def simple_loop_backward(gemm, upstream, activated, recurrent_kernel, keep, drop
         for r in range(d.shape[0]):
             for j in range(d.shape[1]):
                 d[r, j] *= one - a[r, j] * a[r, j]
-        _matmul(gemm, d, recurrent_kernel, previous, True)
+        _matmul(gemm, d, transposed_recurrent, previous, False)
         _passed(keep, t, start, dropout, previous, state)
     dh[start:stop] = state
 
