@@ -69,7 +69,7 @@ def attention_forward(gemm, q, k, v, scale, keep, draws, rate, inverse, start, s
     :meth:`lamina.backends.Backend.attention_core_kernels`."""
     heads, target, source = probabilities.shape[1:]
     masked, dropped = keep.shape[0] > 0, draws.shape[0] > 0
-    bits, exps = np.empty(source, np.int32), np.empty(source, probabilities.dtype)
+    exps = np.empty(source, probabilities.dtype)
     large_negative = probabilities.dtype.type(_LARGE_NEGATIVE)
     zero = probabilities.dtype.type(0.0)
     for b in range(start, stop):
@@ -81,7 +81,7 @@ def attention_forward(gemm, q, k, v, scale, keep, draws, rate, inverse, start, s
                     for s in range(source):
                         if not keep[b, t, s]:
                             p[t, s] = large_negative
-            softmax_rows(p, p, False, bits, exps)
+            softmax_rows(p, p, False, exps)
             if masked:
                 for t in range(target):
                     for s in range(source):

@@ -19,7 +19,8 @@ arguments are C-contiguous 2-D arrays of one float dtype (rows, width), width >=
 import numba
 import numpy as np
 from numba import types
-from numba.extending import overload
+from llvmlite import ir
+from numba.extending import intrinsic, overload
 
 _OPTIONS = dict(fastmath={"contract", "arcp", "afn", "reassoc", "nsz"}, error_model="numpy",
                 boundscheck=False)
@@ -28,9 +29,8 @@ _LOG2E, _LN2_HIGH, _LN2_LOW = 1.44269504088896341, 0.693359375, -2.12194440e-4
 _LOWEST = -87.3365478515625           # exp below this is no normal float32
 
 
-def exp_shifted(row, peak, out, bits):
-    """Write ``exp(row - peak)`` into ``out`` and return its sum (``row <= peak``);
-    ``bits`` is int32 scratch of the row's width."""
+def exp_shifted(row, peak, out):
+    """Write ``exp(row - peak)`` into ``out`` and return its sum (``row <= peak``)."""
     total = 0.0
     for j in range(row.shape[0]):
         out[j] = np.exp(row[j] - peak)
@@ -38,11 +38,21 @@ def exp_shifted(row, peak, out, bits):
     return total
 
 
+@intrinsic
+def _float32_from_bits(typingctx, bits):
+    """The float32 whose IEEE bits are the int32 ``bits`` (a register bitcast, which the
+    compiler vectorizes; an array ``view`` per row would not be)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.int32), codegen
+
+
 @numba.njit(**_OPTIONS)
-def _exp_shifted_float32(row, peak, out, bits):
+def _exp_shifted_float32(row, peak, out):
     # Cephes' expf (|relative error| <= 2 ulp) written so that the compiler vectorizes
     # it, which a libm call would not be: exp(t) = 2^n p(t - n ln 2), 2^n from its bits.
-    scale = bits.view(np.float32)
+    total = numba.float32(0.0)
     for j in range(row.shape[0]):
         shifted = row[j] - peak
         t = max(shifted, numba.float32(_LOWEST))
@@ -53,22 +63,21 @@ def _exp_shifted_float32(row, peak, out, bits):
         p = p * r + numba.float32(4.1665795894e-2)
         p = p * r + numba.float32(1.6666665459e-1)
         p = p * r + numba.float32(5.0000001201e-1)
+        power = _float32_from_bits((numba.int32(n) + numba.int32(127)) << numba.int32(23))
+        value = (p * (r * r) + r + numba.float32(1.0)) * power
         # Below the smallest normal result, 0 (as libm's exp underflows).
-        out[j] = p * (r * r) + r + numba.float32(1.0) if shifted >= t else numba.float32(0.0)
-        bits[j] = (numba.int32(n) + numba.int32(127)) << numba.int32(23)
-    total = numba.float32(0.0)
-    for j in range(row.shape[0]):
-        out[j] *= scale[j]
-        total += out[j]
+        value = value if shifted >= t else numba.float32(0.0)
+        out[j] = value
+        total += value
     return total
 
 
 @overload(exp_shifted, inline="always")
-def _typed_exp_shifted(row, peak, out, bits):
+def _typed_exp_shifted(row, peak, out):
     if row.dtype == types.float32:
-        return lambda row, peak, out, bits: _exp_shifted_float32(row, peak, out, bits)
+        return lambda row, peak, out: _exp_shifted_float32(row, peak, out)
 
-    def generic(row, peak, out, bits):
+    def generic(row, peak, out):
         total = row.dtype.type(0.0)
         for j in range(row.shape[0]):
             out[j] = np.exp(row[j] - peak)
@@ -87,10 +96,10 @@ def _row_max(row):
 
 
 @numba.njit(**_OPTIONS)
-def softmax_rows(x, out, log, bits, exps):
+def softmax_rows(x, out, log, exps):
     """``out[r] = softmax(x[r])`` (``log_softmax`` with ``log``) for every row of the 2-D
-    ``x``, with the scratch rows ``bits`` (int32) and ``exps`` (``x``'s dtype) of its
-    width; a helper compiled into the kernels that call it (``out`` may be ``x``)."""
+    ``x``, with the scratch row ``exps`` (``x``'s dtype, of its width); a helper compiled
+    into the kernels that call it (``out`` may be ``x``)."""
     width = x.shape[1]
     for r in range(x.shape[0]):
         row, result = x[r], out[r]
@@ -98,7 +107,7 @@ def softmax_rows(x, out, log, bits, exps):
         # The exps go to scratch, never to ``out``: the log-softmax needs the row after
         # them, and when ``out`` is ``x`` the compiler's alias check would otherwise run
         # the exp loop unvectorized (twice as slow in place).
-        total = exp_shifted(row, peak, exps, bits)
+        total = exp_shifted(row, peak, exps)
         if log:
             shift = peak + np.log(total)
             for j in range(width):
@@ -112,7 +121,7 @@ def softmax_rows(x, out, log, bits, exps):
 @numba.njit(**_OPTIONS)
 def _forward_rows(x, out, log):
     width = x.shape[1]
-    softmax_rows(x, out, log, np.empty(width, np.int32), np.empty(width, x.dtype))
+    softmax_rows(x, out, log, np.empty(width, x.dtype))
 
 
 @numba.njit(**_KERNEL_OPTIONS)
