@@ -225,19 +225,26 @@ class Backend(abc.ABC):
           bias and kernel in the gate order ``[i | f | o | c]`` of
           :meth:`lstm_cell_kernels`, writing the activated gates, ``tanh(c)`` and both
           histories; ``backward(upstream, gates, cell_activation, cs, transposed_recurrent,
-          keep, dropout, start, stop, dh, dc, d_gates)`` starts from ``dh``/``dc``
-          (batch, u), writes the gate gradients and leaves the gradients reaching the
+          keep, dropout, start, stop, dh, dc, d_gates, bias_sum)`` starts from
+          ``dh``/``dc`` (batch, u), writes the gate gradients, adds their sum over the
+          steps and rows into ``bias_sum`` (4u,) and leaves the gradients reaching the
           initial states in ``dh``/``dc``.
         * ``"gru"``: ``forward(projection, recurrent_bias, recurrent_kernel, keep, dropout,
           start, stop, gates, memory, hs)`` (``projection`` = ``x W + b[0]``) as
           :meth:`gru_cell_kernels` per step; ``backward(upstream, hs, gates, memory,
-          transposed_recurrent, keep, dropout, start, stop, dh, d_input, d_recurrent)``.
+          transposed_recurrent, keep, dropout, start, stop, dh, d_input, d_recurrent,
+          bias_sums)`` adds the sums of ``d_input`` and ``d_recurrent`` into
+          ``bias_sums`` (2, 3u).
         * ``"simple_rnn"``: ``forward(projection, recurrent_kernel, keep, dropout, start,
           stop, activated, hs)`` (``projection`` = ``x W + b``); ``backward(upstream,
-          activated, transposed_recurrent, keep, dropout, start, stop, dh, d_pre)``.
+          activated, transposed_recurrent, keep, dropout, start, stop, dh, d_pre,
+          bias_sum)`` adds the sum of ``d_pre`` into ``bias_sum`` (u,).
 
         Every ``transposed_recurrent`` is the recurrent kernel transposed, C-contiguous
-        (gates, u): the backward loops' per-step GEMM reads it without a transpose.
+        (gates, u): the backward loops' per-step GEMM reads it without a transpose. The
+        bias sums (the bias gradient of the block's rows, which the caller zeroes) are
+        summed per step while the rows are in cache; when the bias gradient is not
+        needed the kernels get an empty stand-in (last axis 0) and skip them.
         """
         return None
 

@@ -52,9 +52,19 @@ def _transposed(seq, recurrent_kernel):
     return seq.xp.ascontiguousarray(recurrent_kernel.T)
 
 
-def _bias_gradient(needs, flat):
-    """The bias gradient (sum over steps and rows) when it is needed."""
-    return flat.sum(axis=0) if len(needs) > 3 and needs[3] else None
+def _run_backward(seq, size, needs, shape, work):
+    """``work(start, stop, bias_sum)`` over the row blocks as :func:`_run`, for a backward
+    loop that sums the bias gradient as it goes: when the bias gradient is needed each
+    block adds its rows' part into its own ``bias_sum`` (zeros of ``shape``) and this
+    returns their sum; otherwise ``bias_sum`` is an empty stand-in and this returns None."""
+    backend = seq.backend
+    blocks = backend.batch_blocks(seq.batch, size)
+    if len(needs) > 3 and needs[3]:
+        return backend.run_block_sums(lambda rows, total: work(rows.start, rows.stop, total),
+                                      blocks, shape, seq.dtype)
+    stand_in = seq.xp.zeros(tuple(shape[:-1]) + (0,), dtype=seq.dtype)
+    backend.run_blocks(lambda rows: work(rows.start, rows.stop, stand_in), blocks)
+    return None
 
 
 def lstm(kernels, seq, internal, kernel, recurrent_kernel, bias, initial_h, initial_c,
@@ -87,9 +97,9 @@ def lstm(kernels, seq, internal, kernel, recurrent_kernel, bias, initial_h, init
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
         dc = upstream[steps + 1].copy()
         transposed = _transposed(seq, stacked[:u])
-        _run(seq, gates.size, lambda start, stop: backward(
-            upstream, gates, cell_act, cs, transposed, keep, dropout, start, stop, dh, dc,
-            d_gates))
+        grad_b = _run_backward(seq, gates.size, needs, (4 * u,), lambda start, stop, total: (
+            backward(upstream, gates, cell_act, cs, transposed, keep, dropout, start, stop,
+                     dh, dc, d_gates, total)))
         dh += upstream[0]          # with no steps, the initial h is itself the final one
         flat = d_gates.reshape(-1, 4 * u)
         grad_x = seq.input_gradient(d_gates, stacked[u:]) if needs[0] else None
@@ -97,7 +107,6 @@ def lstm(kernels, seq, internal, kernel, recurrent_kernel, bias, initial_h, init
         if needs[1] or needs[2]:
             stacked_grad = internal(gemm_input.reshape(-1, gemm_input.shape[-1]).T @ flat)
             grad_u, grad_w = stacked_grad[:u], stacked_grad[u:]
-        grad_b = _bias_gradient(needs, flat)
         return grad_x, grad_w, grad_u, None if grad_b is None else internal(grad_b), dh, dc
 
     return finish(packed, backward_pass)
@@ -124,17 +133,14 @@ def gru(kernels, seq, kernel, recurrent_kernel, bias, initial_h, finish):
         d_input, d_recurrent = numpy_like.empty_like(gates), numpy_like.empty_like(gates)
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
         transposed = _transposed(seq, recurrent)
-        _run(seq, gates.size, lambda start, stop: backward(
-            upstream, packed, gates, memory, transposed, keep, dropout, start, stop, dh,
-            d_input, d_recurrent))
+        grad_b = _run_backward(seq, gates.size, needs, (2, 3 * u), lambda start, stop, total: (
+            backward(upstream, packed, gates, memory, transposed, keep, dropout, start, stop,
+                     dh, d_input, d_recurrent, total)))
         dh += upstream[0]
-        flat_input, flat_recurrent = d_input.reshape(-1, 3 * u), d_recurrent.reshape(-1, 3 * u)
+        flat_recurrent = d_recurrent.reshape(-1, 3 * u)
         grad_x = seq.input_gradient(d_input, kernel) if needs[0] else None
         grad_w = seq.kernel_gradient(d_input) if needs[1] else None
         grad_u = seq.dropped_history(packed).T @ flat_recurrent if needs[2] else None
-        grad_b = None
-        if len(needs) > 3 and needs[3]:
-            grad_b = numpy_like.stack([flat_input.sum(axis=0), flat_recurrent.sum(axis=0)])
         return grad_x, grad_w, grad_u, grad_b, dh
 
     return finish(packed, backward_pass)
@@ -157,13 +163,14 @@ def simple_rnn(kernels, seq, kernel, recurrent_kernel, bias, initial_h, finish):
         d_pre = numpy_like.empty_like(activated)
         dh = numpy_like.zeros((batch, u), dtype=seq.dtype)
         transposed = _transposed(seq, recurrent)
-        _run(seq, activated.size, lambda start, stop: backward(
-            upstream, activated, transposed, keep, dropout, start, stop, dh, d_pre))
+        grad_b = _run_backward(seq, activated.size, needs, (u,), lambda start, stop, total: (
+            backward(upstream, activated, transposed, keep, dropout, start, stop, dh, d_pre,
+                     total)))
         dh += upstream[0]
         flat = d_pre.reshape(-1, u)
         grad_x = seq.input_gradient(d_pre, kernel) if needs[0] else None
         grad_w = seq.kernel_gradient(d_pre) if needs[1] else None
         grad_u = seq.dropped_history(packed).T @ flat if needs[2] else None
-        return grad_x, grad_w, grad_u, _bias_gradient(needs, flat), dh
+        return grad_x, grad_w, grad_u, grad_b, dh
 
     return finish(packed, backward_pass)

@@ -101,6 +101,16 @@ def _passed(keep, t, start, dropout, value, state):
                     else value[r, j]
 
 
+@numba.njit(**INLINE_OPTIONS)
+def _add_column_sums(rows, total):
+    """``total += rows.sum(axis=0)`` (a step's part of the bias gradient, summed while
+    the rows are in cache), unless ``total`` is the empty stand-in."""
+    if total.shape[0]:
+        for r in range(rows.shape[0]):
+            for j in range(rows.shape[1]):
+                total[j] += rows[r, j]
+
+
 # ------------------------------------------------------------------ LSTM
 @numba.njit(**KERNEL_OPTIONS)
 def lstm_loop_forward(gemm, gemm_input, bias, stacked_kernel, keep, dropout, start, stop,
@@ -120,7 +130,7 @@ def lstm_loop_forward(gemm, gemm_input, bias, stacked_kernel, keep, dropout, sta
 
 @numba.njit(**KERNEL_OPTIONS)
 def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, transposed_recurrent,
-                       keep, dropout, start, stop, dh, dc, d_gates):
+                       keep, dropout, start, stop, dh, dc, d_gates, bias_sum):
     """The LSTM's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state_h, state_c = dh[start:stop].copy(), dc[start:stop].copy()
@@ -132,6 +142,7 @@ def lstm_loop_backward(gemm, upstream, gates, cell_activation, cs, transposed_re
         dz = d_gates[t, start:stop]
         lstm_cell_backward(d_h, d_c, gates[t, start:stop], cell_activation[t, start:stop],
                            cs[t, start:stop], dz)
+        _add_column_sums(dz, bias_sum)
         _passed(keep, t, start, dropout[:0], d_c, state_c)      # c sees no dropout
         _matmul(gemm, dz, transposed_recurrent, d_h, False)
         _passed(keep, t, start, dropout, d_h, state_h)
@@ -157,7 +168,7 @@ def gru_loop_forward(gemm, projection, recurrent_bias, recurrent_kernel, keep, d
 
 @numba.njit(**KERNEL_OPTIONS)
 def gru_loop_backward(gemm, upstream, hs, gates, memory, transposed_recurrent, keep,
-                      dropout, start, stop, dh, d_input, d_recurrent):
+                      dropout, start, stop, dh, d_input, d_recurrent, bias_sums):
     """The GRU's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state = dh[start:stop].copy()
@@ -170,6 +181,8 @@ def gru_loop_backward(gemm, upstream, hs, gates, memory, transposed_recurrent, k
         d_rec = d_recurrent[t, start:stop]
         gru_cell_backward(d_h, feed, gates[t, start:stop], memory[t, start:stop],
                           d_input[t, start:stop], d_rec, direct)
+        _add_column_sums(d_input[t, start:stop], bias_sums[0])
+        _add_column_sums(d_rec, bias_sums[1])
         _matmul(gemm, d_rec, transposed_recurrent, previous, False)
         previous += direct
         _passed(keep, t, start, dropout, previous, state)
@@ -197,7 +210,7 @@ def simple_loop_forward(gemm, projection, recurrent_kernel, keep, dropout, start
 
 @numba.njit(**KERNEL_OPTIONS)
 def simple_loop_backward(gemm, upstream, activated, transposed_recurrent, keep, dropout,
-                         start, stop, dh, d_pre):
+                         start, stop, dh, d_pre, bias_sum):
     """The simple RNN's time loop backward; see
     :meth:`lamina.backends.Backend.recurrent_loop_kernels`."""
     state = dh[start:stop].copy()
@@ -210,6 +223,7 @@ def simple_loop_backward(gemm, upstream, activated, transposed_recurrent, keep, 
         for r in range(d.shape[0]):
             for j in range(d.shape[1]):
                 d[r, j] *= one - a[r, j] * a[r, j]
+        _add_column_sums(d, bias_sum)
         _matmul(gemm, d, transposed_recurrent, previous, False)
         _passed(keep, t, start, dropout, previous, state)
     dh[start:stop] = state
