@@ -57,15 +57,17 @@ def case(name, options, dtype):
     return arrays, kwargs
 
 
-def values_and_gradients(op, arrays, kwargs):
-    """Outputs and the gradients of every given array under a loss that weights each
-    output differently."""
-    tensors = [None if a is None else Tensor(a, requires_grad=True) for a in arrays]
+def values_and_gradients(op, arrays, kwargs, constant=()):
+    """Outputs and the gradients of every given array (but those at the indices in
+    ``constant``, which need none) under a loss that weights each output differently."""
+    tensors = [None if a is None else Tensor(a, requires_grad=k not in constant)
+               for k, a in enumerate(arrays)]
     outputs = op(*tensors, **kwargs)
     loss = sum(ops.sum(out * np.asarray(RNG.standard_normal(out.shape), out.dtype))
                for out in outputs)
     return [out.numpy() for out in outputs] + \
-        [g.numpy() for g in lamina.grad(loss, [t for t in tensors if t is not None])]
+        [g.numpy() for g in lamina.grad(loss, [t for t in tensors
+                                               if t is not None and t.requires_grad])]
 
 
 def python_loop(monkeypatch):
@@ -74,7 +76,7 @@ def python_loop(monkeypatch):
                         lambda self, cell, dtype: None)
 
 
-def compare_paths(name, arrays, kwargs, monkeypatch, dtype, blocks=None):
+def compare_paths(name, arrays, kwargs, monkeypatch, dtype, blocks=None, constant=()):
     """The op on the compiled loop equals the op stepped from Python."""
     op = OPS[name][0]
     with use_backend("numpy"):
@@ -83,10 +85,10 @@ def compare_paths(name, arrays, kwargs, monkeypatch, dtype, blocks=None):
                 patch.setattr(numpy_backend.NumpyBackend, "batch_blocks",
                               lambda self, batch, elements: blocks)
             state = RNG.bit_generator.state
-            compiled = values_and_gradients(op, arrays, kwargs)
+            compiled = values_and_gradients(op, arrays, kwargs, constant)
         RNG.bit_generator.state = state          # the same loss weights on both paths
         python_loop(monkeypatch)
-        stepped = values_and_gradients(op, arrays, kwargs)
+        stepped = values_and_gradients(op, arrays, kwargs, constant)
     tolerance = dict(rtol=3e-5, atol=3e-6) if dtype == "float32" else dict(rtol=1e-10,
                                                                           atol=1e-12)
     assert len(compiled) == len(stepped)
@@ -109,6 +111,15 @@ def test_row_blocks_write_only_their_rows(name, monkeypatch):
     arrays, kwargs = case(name, OPTIONS["everything"], "float32")
     compare_paths(name, arrays, kwargs, monkeypatch, "float32",
                   blocks=[slice(0, 1), slice(1, 3), slice(3, BATCH)])
+
+
+@pytest.mark.parametrize("name", list(OPS))
+def test_a_bias_that_needs_no_gradient(name, monkeypatch):
+    """With the bias constant the backward loops skip its sums (an empty stand-in); the
+    other gradients are unchanged, also over several row blocks."""
+    arrays, kwargs = case(name, OPTIONS["mask_dropout_states"], "float32")
+    compare_paths(name, arrays, kwargs, monkeypatch, "float32",
+                  blocks=[slice(0, 2), slice(2, BATCH)], constant=(3,))
 
 
 def test_the_ops_take_the_compiled_loop(monkeypatch):
