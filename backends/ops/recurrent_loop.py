@@ -57,13 +57,12 @@ def _run_backward(seq, size, needs, shape, work):
     loop that sums the bias gradient as it goes: when the bias gradient is needed each
     block adds its rows' part into its own ``bias_sum`` (zeros of ``shape``) and this
     returns their sum; otherwise ``bias_sum`` is an empty stand-in and this returns None."""
-    backend = seq.backend
-    blocks = backend.batch_blocks(seq.batch, size)
     if len(needs) > 3 and needs[3]:
-        return backend.run_block_sums(lambda rows, total: work(rows.start, rows.stop, total),
-                                      blocks, shape, seq.dtype)
+        return seq.backend.run_block_sums(
+            lambda rows, total: work(rows.start, rows.stop, total),
+            seq.backend.batch_blocks(seq.batch, size), shape, seq.dtype)
     stand_in = seq.xp.zeros(tuple(shape[:-1]) + (0,), dtype=seq.dtype)
-    backend.run_blocks(lambda rows: work(rows.start, rows.stop, stand_in), blocks)
+    _run(seq, size, lambda start, stop: work(start, stop, stand_in))
     return None
 
 

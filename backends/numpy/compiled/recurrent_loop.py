@@ -178,10 +178,10 @@ def gru_loop_backward(gemm, upstream, hs, gates, memory, transposed_recurrent, k
         _accumulate(state, upstream[t + 1], start)
         _through(keep, t, start, state, d_h)
         _feed(hs[t], dropout, start, feed)
-        d_rec = d_recurrent[t, start:stop]
-        gru_cell_backward(d_h, feed, gates[t, start:stop], memory[t, start:stop],
-                          d_input[t, start:stop], d_rec, direct)
-        _add_column_sums(d_input[t, start:stop], bias_sums[0])
+        d_in, d_rec = d_input[t, start:stop], d_recurrent[t, start:stop]
+        gru_cell_backward(d_h, feed, gates[t, start:stop], memory[t, start:stop], d_in, d_rec,
+                          direct)
+        _add_column_sums(d_in, bias_sums[0])
         _add_column_sums(d_rec, bias_sums[1])
         _matmul(gemm, d_rec, transposed_recurrent, previous, False)
         previous += direct
