@@ -16,6 +16,10 @@ interleaved, 2 threads, into preallocated outputs: the dense GEMMs as one 2-D ma
 call per pair, half the pairs on each of 2 threads with BLAS on one thread each, as
 lamina's compiled attention core runs them, though from Python with NumPy's per-call
 overhead) and as PyTorch's ``bmm`` (one batched call on its threads).
+``dense_after_idle_ms`` times the same dense GEMMs one at a time, each after
+:data:`IDLE_SECONDS` of sleep: the BLAS threads (and, on a virtual machine, their vCPUs)
+have gone idle, as between the GEMMs of a real step that does other work in between, and
+each GEMM pays for waking them.
 Prints one JSON line per framework and round: medians in ms per training step.
 """
 
@@ -26,12 +30,16 @@ import json
 import statistics
 import subprocess
 import sys
+import time
 import timeit
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 BATCH = 32
+#: The sleep before each GEMM of ``dense_after_idle_ms``: longer than OpenBLAS' idle spin
+#: as lamina sets it (~0.4 ms), shorter than a step.
+IDLE_SECONDS = 2e-3
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from workloads import BLOCKS, HEADS, HIDDEN, LENGTH, WIDTH  # noqa: E402
 
@@ -63,8 +71,24 @@ def _time(step, repeats):
     return statistics.median(timeit.repeat(step, number=1, repeat=repeats)) * 1e3
 
 
+def _time_after_idle(calls, repeats):
+    """The sum over ``calls`` of each one's median time when it starts after
+    :data:`IDLE_SECONDS` of sleep, in ms."""
+    total = 0.0
+    for call in calls:
+        call()
+        times = []
+        for _ in range(repeats):
+            time.sleep(IDLE_SECONDS)
+            start = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - start)
+        total += statistics.median(times)
+    return total * 1e3
+
+
 def measure(framework, repeats):
-    """``{"dense_ms": ..., "attention_ms": ...}`` of ``framework`` ("numpy" or "torch")."""
+    """``{"dense_ms": ..., "dense_after_idle_ms": ..., "attention_ms": ...}`` of ``framework`` ("numpy" or "torch")."""
     rng = np.random.default_rng(0)
 
     def operands(m, k, n, batch=None):
@@ -85,11 +109,16 @@ def measure(framework, repeats):
         attention = lambda: [torch.bmm(a, b, out=c) for a, b, c in pairs]   # noqa: E731
         matmul = torch.mm
     else:
+        from lamina.backends.numpy import host_tuning
+
+        host_tuning.apply()     # OpenBLAS' idle threads spin as briefly as in lamina
         attention = functools.partial(_in_two_halves, pairs, ThreadPoolExecutor(1))
         matmul = np.matmul
     # Into outputs made once: a step's results all stay alive for its backward, and fresh
     # allocations would time the operating system's page faults, not the GEMMs.
     return {"dense_ms": _time(lambda: [matmul(a, b, out=c) for a, b, c in dense], repeats),
+            "dense_after_idle_ms": _time_after_idle(
+                [functools.partial(matmul, a, b, out=c) for a, b, c in dense], repeats),
             "attention_ms": _time(attention, repeats)}
 
 
