@@ -88,7 +88,8 @@ def _time_after_idle(calls, repeats):
 
 
 def measure(framework, repeats):
-    """``{"dense_ms": ..., "dense_after_idle_ms": ..., "attention_ms": ...}`` of ``framework`` ("numpy" or "torch")."""
+    """``{"dense_ms": ..., "dense_after_idle_ms": ..., "attention_ms": ...}`` of
+    ``framework`` ("numpy" or "torch")."""
     rng = np.random.default_rng(0)
 
     def operands(m, k, n, batch=None):
