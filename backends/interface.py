@@ -171,6 +171,19 @@ class Backend(abc.ABC):
         self.run_blocks(lambda pair: work(pair[1], totals[pair[0]]), list(enumerate(blocks)))
         return totals[0] if len(blocks) == 1 else totals.sum(axis=0)
 
+    # ------------------------------------------------------------- step replicas
+    def replica_threads(self):
+        """How many threads can each run one share of a training step's batch at once
+        (``DataParallel`` in one process; see
+        :mod:`lamina.highlevel.distribution.thread_replicas`). This engine runs a step on
+        one thread."""
+        return 1
+
+    def run_replicas(self, work, count):
+        """``[work(0), ..., work(count - 1)]`` running at the same time (each may wait for
+        the others), or None having run nothing when they cannot now."""
+        return None
+
     # ------------------------------------------------------- recurrent cells
     def lstm_cell_kernels(self, dtype):
         """Compiled kernels ``(forward, backward)`` for one LSTM step with the activations

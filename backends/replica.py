@@ -16,6 +16,14 @@ a step's gradients through :func:`reduce_gradients`.
 
 Outside a data-parallel step (one process, ``predict``, a plain ``model(x)``) there is no
 share and both are the single-process behaviour.
+
+A share may also be one *thread's* rows: ``DataParallel`` in a one-process job splits
+each batch over the engine's threads (:mod:`lamina.highlevel.distribution.thread_replicas`),
+and the threads of one step form a :class:`ThreadGroup`. Its collectives stand in for the
+processes': :func:`cross_replica_sum` sums over the threads, and :func:`draw_rows` /
+:func:`draw_shared` let the first thread alone draw (the single-process draw, from its
+generator) and hand every thread its part, so the masks do not depend on which thread
+ran first.
 """
 
 import contextlib
@@ -23,9 +31,38 @@ import threading
 
 
 class _Share(threading.local):
-    """The calling thread's share ``(total, start, stop)`` or None."""
+    """The calling thread's share ``(total, start, stop)`` or None, and its
+    ``(ThreadGroup, rank)`` when the share is one thread's of a step (else None)."""
 
     rows = None
+    group = None
+
+
+class ThreadGroup:
+    """The ``size`` threads running one step's shares side by side, and their collectives.
+
+    Every thread calls the collectives in the same order (they run the same model), so the
+    k-th call of each meets the k-th of the others. A thread that fails calls
+    :meth:`abort`, and the others' waits raise ``threading.BrokenBarrierError`` instead of
+    waiting for it forever.
+    """
+
+    def __init__(self, size):
+        self.size = size
+        self._values = [None] * size
+        self._barrier = threading.Barrier(size)
+
+    def exchange(self, rank, value):
+        """Every thread's ``value`` of this collective, in rank order."""
+        self._values[rank] = value
+        self._barrier.wait()
+        values = list(self._values)
+        self._barrier.wait()    # all have read before a next collective writes
+        return values
+
+    def abort(self):
+        """Release the other threads from their waits (this one will not come)."""
+        self._barrier.abort()
 
 
 _share = _Share()
@@ -37,9 +74,17 @@ def current_share():
     return _share.rows
 
 
-def set_share(rows):
-    """Announce the running step's share ``(total, start, stop)`` (None: no share)."""
+def set_share(rows, group=None):
+    """Announce the running step's share ``(total, start, stop)`` (None: no share), and
+    ``group = (ThreadGroup, rank)`` when it is one thread's share."""
     _share.rows = rows
+    _share.group = group
+
+
+def _first_thread_draws(draw, shape):
+    """``draw(shape)`` made by the group's first thread, seen by all of its threads."""
+    group, rank = _share.group
+    return group.exchange(rank, draw(shape) if rank == 0 else None)[0]
 
 
 def draw_rows(draw, shape):
@@ -48,9 +93,20 @@ def draw_rows(draw, shape):
     share is announced, or when ``shape[0]`` is not the share's row count)."""
     rows = _share.rows
     if rows is None or not shape or shape[0] != rows[2] - rows[1]:
-        return draw(shape)
+        return draw_shared(draw, shape)
     total, start, stop = rows
-    return draw((total,) + tuple(shape[1:]))[start:stop]
+    whole = (total,) + tuple(shape[1:])
+    if _share.group is not None:
+        return _first_thread_draws(draw, whole)[start:stop]
+    return draw(whole)[start:stop]
+
+
+def draw_shared(draw, shape):
+    """``draw(shape)`` -- a draw that is not per row (a noise shape without the batch) --
+    the same for every thread of a step's group (``draw(shape)`` itself outside one)."""
+    if _share.group is None:
+        return draw(shape)
+    return _first_thread_draws(draw, shape)
 
 
 def set_cross_replica_sum(function):
@@ -62,10 +118,16 @@ def set_cross_replica_sum(function):
 def cross_replica_sum(array):
     """``array`` summed over every process of the data-parallel job (itself when the job
     has one process, or outside a data-parallel step)."""
-    function = _reducer["sum"]
-    if function is None or _share.rows is None:
+    if _share.rows is None:
         return array
-    return function(array)
+    if _share.group is not None:
+        group, rank = _share.group
+        parts = group.exchange(rank, array)
+        array = parts[0]
+        for part in parts[1:]:
+            array = array + part
+    function = _reducer["sum"]
+    return array if function is None else function(array)
 
 
 def share_fraction():

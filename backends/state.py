@@ -101,6 +101,24 @@ def restore(token):
         _backend_scopes.closed()
 
 
+def thread_values():
+    """The calling thread's scoped values (engine, dtype, seed, generator, epoch key), for
+    :func:`adopt` on a thread that runs part of this one's work (a step's replica)."""
+    return {name: getattr(_overlay, name) for name in _KEYS + ("generators",)
+            if getattr(_overlay, name) is not _UNSET}
+
+
+def adopt(values):
+    """Scope another thread's :func:`thread_values` to the calling thread; returns the
+    token :func:`restore` takes back."""
+    token = {name: getattr(_overlay, name) for name in values}
+    if "backend" in values:
+        _backend_scopes.opened()
+    for name, value in values.items():
+        setattr(_overlay, name, value)
+    return token
+
+
 @contextlib.contextmanager
 def scoped(**values):
     """Context manager running its body with ``values`` scoped to this thread (see

@@ -5,12 +5,14 @@ Usage:
     python benchmarks/run.py --workloads W1,W4       # pick workloads
     python benchmarks/run.py --processes 3 --epochs 3  # the full protocol
     python benchmarks/run.py --quick --jit           # also lamina with jit_compile=True
+    python benchmarks/run.py --quick --dp            # also lamina under DataParallel()
 
 Each (framework, workload) runs in fresh processes, round-robin with the order rotated
 (A B C / B C A / C A B), as the benchmark protocol prescribes (see the README). Reported: seconds per
 epoch (median, min, max over all timed epochs), microseconds per step, peak RSS, and the
 ratios lamina/PyTorch and lamina/NumPy-floor (with ``--jit`` also the row ``lamina-jit``,
-compile(jit_compile=True), with its ratio to eager lamina). PyTorch is optional; W5 runs it twice
+compile(jit_compile=True), with its ratio to eager lamina; with ``--dp`` the row
+``lamina-dp``, a one-process ``DataParallel`` splitting each batch over the threads). PyTorch is optional; W5 runs it twice
 (``torch``: attention written by hand, ``torch-mha``: ``nn.MultiheadAttention``) and the
 lamina/PyTorch ratio is against the faster of the two.
 """
@@ -35,8 +37,9 @@ SAMPLES = {"W1": 60000, "W1-predict": 60000, "W2": 10000, "W3": 5000, "W3-64": 5
 TORCH_PEERS = ("torch", "torch-mha")
 
 
-def frameworks_available(jit=False):
-    names = ["lamina"] + (["lamina-jit"] if jit else []) + ["numpy"]
+def frameworks_available(jit=False, dp=False):
+    names = ["lamina"] + (["lamina-jit"] if jit else []) + (["lamina-dp"] if dp else []) \
+        + ["numpy"]
     if importlib.util.find_spec("torch") is not None:
         names[1:1] = list(TORCH_PEERS)
     return names
@@ -110,18 +113,21 @@ def main(argv=None):
                         help="one process per framework, one timed epoch (< 3 min)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--frameworks", default=None,
-                        help="comma-separated subset of lamina,lamina-jit,torch,torch-mha,numpy")
+                        help="comma-separated subset of lamina,lamina-jit,lamina-dp,torch,"
+                             "torch-mha,numpy")
     parser.add_argument("--processes", type=int, default=None)
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     parser.add_argument("--jit", action="store_true",
                         help="also run lamina with compile(jit_compile=True) (lamina-jit)")
+    parser.add_argument("--dp", action="store_true",
+                        help="also run lamina under a one-process DataParallel (lamina-dp)")
     args = parser.parse_args(argv)
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = [w for w in workloads if w not in WORKLOADS]
     if unknown:
         parser.error(f"unknown workloads {unknown}; known: {list(WORKLOADS)}")
-    frameworks = frameworks_available(args.jit)
+    frameworks = frameworks_available(args.jit, args.dp)
     if args.frameworks:
         wanted = args.frameworks.split(",")
         frameworks = [f for f in frameworks if f in wanted]

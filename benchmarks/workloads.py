@@ -5,7 +5,9 @@ per-framework runners.
 Each runner builds the model, runs one warm-up epoch, then ``epochs`` timed epochs, and
 returns ``{"times": [...], "warmup_loss": float, "unit": "epoch"}``. Frameworks:
 ``lamina`` (public API: Sequential/compile/fit/predict; ``lamina-jit`` the same with
-``compile(jit_compile=True)``), ``numpy`` (the hand-written floor)
+``compile(jit_compile=True)``; ``lamina-dp`` the same under
+``distribution.set_distribution(DataParallel())``, each batch split over the threads),
+``numpy`` (the hand-written floor)
 and ``torch`` (plain eager loop, 2 threads; W5's attention written by hand), and
 ``torch-mha`` (W5 only: the same loop with ``nn.MultiheadAttention``).
 """
@@ -58,11 +60,13 @@ def _timed(run_epoch, epochs):
 
 
 # ---------------------------------------------------------------------------- lamina
-def run_lamina(workload, epochs, jit_compile=False):
+def run_lamina(workload, epochs, jit_compile=False, data_parallel=False):
     import lamina
     from lamina import layers
 
     lamina.utils.set_random_seed(0)
+    if data_parallel:
+        lamina.distribution.set_distribution(lamina.distribution.DataParallel())
     x, y = make_data(workload)
     if workload in ("W1", "W1-predict"):
         stack = [layers.Input((784,)), layers.Dense(512, activation="relu"),
@@ -276,5 +280,11 @@ def run_lamina_jit(workload, epochs):
     return run_lamina(workload, epochs, jit_compile=True)
 
 
-RUNNERS = {"lamina": run_lamina, "lamina-jit": run_lamina_jit, "torch": run_torch,
+def run_lamina_dp(workload, epochs):
+    """lamina with a one-process ``DataParallel``: each batch split over the threads."""
+    return run_lamina(workload, epochs, data_parallel=True)
+
+
+RUNNERS = {"lamina": run_lamina, "lamina-jit": run_lamina_jit, "lamina-dp": run_lamina_dp,
+           "torch": run_torch,
            "torch-mha": run_torch_mha, "numpy": run_numpy}

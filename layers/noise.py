@@ -5,7 +5,7 @@ import math
 
 from ..backends import ops, state
 from ..backends.random import SeededStream
-from ..backends.replica import draw_rows
+from ..backends.replica import draw_rows, draw_shared
 from .options import regularizers as regularizers_module
 from .arguments import check_data_format, layer_error
 from .base import LAYERS, InputSpec, Layer
@@ -142,7 +142,7 @@ class AlphaDropout(Dropout):
                                                   inputs.dtype)
         # data-parallel training: the global batch's draw, this process' rows of it
         batch_axis = self.noise_shape is None or self.noise_shape[0] is None
-        uniform = draw_rows(draw, shape) if batch_axis else draw(shape)
+        uniform = draw_rows(draw, shape) if batch_axis else draw_shared(draw, shape)
         kept = (uniform >= self.rate).astype(inputs.dtype)
         alpha_p = -_SELU_ALPHA * _SELU_SCALE
         a = ((1.0 - self.rate) * (1.0 + self.rate * alpha_p ** 2)) ** -0.5

@@ -188,6 +188,13 @@ class NumpyBackend(ArrayEngine):
     def run_blocks(self, work, blocks):
         return batch_threads.run(work, blocks)
 
+    def replica_threads(self):
+        """One replica per BLAS thread when blocks run on threads here."""
+        return batch_threads.thread_count()
+
+    def run_replicas(self, work, count):
+        return batch_threads.run_concurrently(work, count)
+
     # --------------------------------------------------------- compiled kernels
     def compiled_module(self, name, dtype):
         """The Numba-compiled kernels module ``name`` of

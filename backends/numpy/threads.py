@@ -56,12 +56,12 @@ def blocks(batch, elements):
     """Row slices splitting ``batch`` rows whose result has ``elements`` elements: one
     per BLAS thread, but none smaller than :data:`MIN_BLOCK_ELEMENTS` (one slice when
     threads are not :func:`available`)."""
-    count = max(1, min(_threads(), batch, elements // MIN_BLOCK_ELEMENTS))
+    count = max(1, min(thread_count(), batch, elements // MIN_BLOCK_ELEMENTS))
     bounds = [batch * k // count for k in range(count + 1)]
     return [slice(bounds[k], bounds[k + 1]) for k in range(count)]
 
 
-def _threads():
+def thread_count():
     """How many blocks may run at once: BLAS' thread count (1 when not :func:`available`)."""
     counts = _blas_thread_counts()
     return max([get() for get, _ in counts] or [1])
@@ -144,20 +144,41 @@ def run(work, row_blocks):
     writing into arrays the caller owns); then the first error is raised again. While
     another caller's blocks are on the threads, these run one after another here.
     """
-    if len(row_blocks) == 1 or threading.current_thread().name.startswith(_PREFIX) \
-            or not _POOL_LOCK.acquire(blocking=False):
+    if len(row_blocks) == 1 or not _take_pool():
         return [work(rows) for rows in row_blocks]     # one block, nested, or pool busy
+    return _run_on_pool(work, row_blocks)
+
+
+def run_concurrently(work, count):
+    """``[work(0), ..., work(count - 1)]`` all running at the same time, ``work(0)`` on
+    this thread, BLAS on one thread each -- or None, having run nothing, when ``count``
+    threads cannot run at once now (fewer BLAS threads, the pool busy or this a worker).
+    For work that waits for its siblings (a :class:`~lamina.backends.replica.ThreadGroup`),
+    which one after another would wait forever. Errors as in :func:`run`."""
+    if count < 2 or count > thread_count() or not _take_pool():
+        return None
+    return _run_on_pool(work, list(range(count)))
+
+
+def _take_pool():
+    """Whether this caller now holds the worker threads (False: nested or busy)."""
+    return not threading.current_thread().name.startswith(_PREFIX) \
+        and _POOL_LOCK.acquire(blocking=False)
+
+
+def _run_on_pool(work, items):
+    """:func:`run`'s body once the caller holds ``_POOL_LOCK`` (released here)."""
     counts = _blas_thread_counts()
     before = [get() for get, _ in counts]
     try:
         for _, put in counts:           # BLAS on one thread while the blocks run
             put(1)
-        workers = _workers(len(row_blocks) - 1)
-        for worker, rows in zip(workers, row_blocks[1:]):
-            worker.start(work, rows)
-        results, error = [None] * len(row_blocks), None
+        workers = _workers(len(items) - 1)
+        for worker, item in zip(workers, items[1:]):
+            worker.start(work, item)
+        results, error = [None] * len(items), None
         try:
-            results[0] = work(row_blocks[0])
+            results[0] = work(items[0])
         except BaseException as raised:   # noqa: B036 - raised again once the rest finish
             error = raised
         for k, worker in enumerate(workers, start=1):

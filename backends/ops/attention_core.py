@@ -32,7 +32,7 @@ Example:
     >>> context = attention_core(q, k, v, scale=1 / math.sqrt(32), keep=mask)
 """
 
-from .. import state
+from .. import replica, state
 from .activation_kernels import dense_epilogue, dense_epilogue_backward
 from .core import data_of, record
 
@@ -176,7 +176,9 @@ def _core(q, k, v, scale, keep, dropout, generator):
     probabilities = numpy_like.empty((batch, heads, target, k.shape[1]), dtype)
     draws = None
     if dropout > 0.0:
-        draws = backend.random_uniform(generator, probabilities.shape, dtype)
+        # data-parallel training: the global batch's draw, this share's rows of it
+        draws = replica.draw_rows(
+            lambda shape: backend.random_uniform(generator, shape, dtype), probabilities.shape)
     context = numpy_like.empty((batch, target, heads, v.shape[3]), dtype)
     blocks = backend.batch_blocks(batch, probabilities.size)
     kernels = _kernels(backend, q, k, v)

@@ -174,7 +174,8 @@ def dropout(x, rate, generator=None, noise_shape=None):
         return backend.random_uniform(generator, size, a.dtype)
     # data-parallel training: the global batch's mask, this process' rows of it
     batch_axis = noise_shape is None or noise_shape[0] is None
-    keep = (replica.draw_rows(uniform, shape) if batch_axis else uniform(shape)) >= rate
+    draw = replica.draw_rows if batch_axis else replica.draw_shared
+    keep = draw(uniform, shape) >= rate
     mask = keep.astype(a.dtype) * a.dtype.type(1.0 / (1.0 - rate))
     return record(a * mask, (x,), lambda g, needs: (g * mask,), "dropout")
 

@@ -5,8 +5,9 @@ GPUs, in the shape of Keras 3's ``keras.distribution``.
     lamina.distribution.set_distribution(lamina.distribution.DataParallel())
     model.fit(x, y, batch_size=256)                   # mpirun -np 4 python train.py
 
-Without an MPI launcher (or with one process) everything is plain single-process
-training.
+Without an MPI launcher (one process), ``DataParallel`` splits each training batch over
+the engine's threads instead (:mod:`.thread_replicas`); with no distribution set,
+everything is plain single-process training.
 """
 
 from .communicator import Communicator, SingleProcessCommunicator

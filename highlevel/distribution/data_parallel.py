@@ -1,12 +1,13 @@
 """``DataParallel`` (one model replica per process, the global batch sharded over them) and
 the distribution in use (``set_distribution`` / ``distribution``), Keras 3's shape."""
 
-from . import runtime, training_hook
+from . import runtime, thread_replicas, training_hook
 from .gradient_buckets import DEFAULT_BUCKET_BYTES
 
 
 class DataParallel:
-    """Data-parallel training over the processes of the job (``mpirun -np N``).
+    """Data-parallel training over the processes of the job (``mpirun -np N``), or, in a
+    job of one process, over the engine's threads.
 
     Every process holds the whole model. ``fit(batch_size=B)``'s ``B`` is the global
     batch: each process takes its contiguous share of every global batch of the shared,
@@ -22,6 +23,12 @@ class DataParallel:
     batch's noise and keep their rows. Loss and metrics are reduced over processes, ``evaluate``/``predict``
     shard and gather, and callbacks with side effects (progress bar, CSVLogger,
     ModelCheckpoint, BackupAndRestore, TensorBoard) run on rank 0 only.
+
+    In a job of one process, each training batch is split over the engine's threads
+    instead (the NumPy engine: one share per BLAS thread), with the same exactness: see
+    :mod:`lamina.highlevel.distribution.thread_replicas` (and when a step runs on one
+    thread after all: a model with non-trainable weights, such as BatchNormalization's,
+    or the CuPy engine). ``evaluate`` and ``predict`` run as without a distribution.
 
     Args:
         device_mesh: not supported (processes are the devices); must be None.
@@ -84,6 +91,7 @@ def set_distribution(value):
                          f"{value!r} of type {type(value).__name__}")
     _current["distribution"] = value
     training_hook.set_current(None if value is None else value.hook)
+    thread_replicas.set_enabled(value is not None and value.hook is None)
 
 
 def distribution():

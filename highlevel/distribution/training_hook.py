@@ -41,22 +41,23 @@ def set_current(hook):
     replica.set_gradient_reducer(None if hook is None else hook.reduce_gradients)
 
 
-def _rows(structure):
+def batch_rows(structure):
+    """The row count of a batch structure (its first array's)."""
     if isinstance(structure, dict):
-        return _rows(next(iter(structure.values())))
+        return batch_rows(next(iter(structure.values())))
     if isinstance(structure, (list, tuple)):
-        return _rows(structure[0])
+        return batch_rows(structure[0])
     return structure.shape[0]
 
 
-def _take(structure, start, stop):
+def take_rows(structure, start, stop):
     """Rows ``[start, stop)`` of every array of a batch structure (None stays None)."""
     if structure is None:
         return None
     if isinstance(structure, dict):
-        return {key: _take(value, start, stop) for key, value in structure.items()}
+        return {key: take_rows(value, start, stop) for key, value in structure.items()}
     if isinstance(structure, (list, tuple)):
-        return type(structure)(_take(value, start, stop) for value in structure)
+        return type(structure)(take_rows(value, start, stop) for value in structure)
     return structure[start:stop]
 
 
@@ -104,11 +105,11 @@ class DataParallelHook:
         step."""
         try:
             for x, y, weights in batches:
-                rows = _rows(x)
+                rows = batch_rows(x)
                 if self.auto_shard_dataset:
                     start, stop = self.share(rows)
-                    x, y, weights = (_take(x, start, stop), _take(y, start, stop),
-                                     _take(weights, start, stop))
+                    x, y, weights = (take_rows(x, start, stop), take_rows(y, start, stop),
+                                     take_rows(weights, start, stop))
                     replica.set_share((rows, start, stop))
                     self._local_rows = stop - start
                 else:

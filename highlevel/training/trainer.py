@@ -7,6 +7,7 @@ back for the running average. Randomness of each epoch (shuffling, dropout) is d
 from (seed, epoch), so a resumed ``fit`` repeats an uninterrupted one bit for bit.
 """
 
+import contextlib
 from contextlib import closing
 
 import numpy as np
@@ -20,7 +21,7 @@ from ..metrics import metrics as metrics_module
 from ..metrics.metric import Metric
 from .. import optimizers as optimizers_module
 from ..optimizers.loss_scale_optimizer import LossScaleOptimizer
-from ..distribution import training_hook as distribution_hook
+from ..distribution import thread_replicas, training_hook as distribution_hook
 from .compile_utils import CompiledLoss, CompiledMetrics
 from .compiled_step import CompiledStep
 from . import data_adapters
@@ -173,25 +174,47 @@ class Trainer:
         Override to customize ``fit`` (write it with ``lamina.grad`` and
         ``self.optimizer.apply``)."""
         x, y, sample_weight = data
+        split = None
+        if type(self).compute_loss is Trainer.compute_loss \
+                and getattr(self, "_jit_steps", None) is None:
+            row_shares = thread_replicas.shares(self, x)
+            if row_shares is not None:   # one-process DataParallel: a share per thread
+                variables = self._trainable_cache()
+                split = thread_replicas.run(self._loss_and_gradients, data, variables,
+                                            row_shares)
+        if split is None:
+            loss, y_pred, variables, gradients = self._loss_and_gradients(data)
+            loss, parts = loss.data, [(data, y_pred)]
+        else:
+            loss, parts, gradients = split
+        self.optimizer.apply(gradients, variables)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        if self._compiled_metrics is not None:
+            with no_grad():
+                for (_, y_part, weights_part), y_pred in parts:
+                    self._compiled_metrics.update_state(y_part, y_pred, weights_part)
+        return None
+
+    def _loss_and_gradients(self, data, variables=None, weight=1.0):
+        """The forward pass, loss and backward pass of ``train_step``: ``(loss, y_pred,
+        variables, gradients)``, the gradients those of ``weight * loss`` (a share of a
+        batch split over threads passes its share's weight) with respect to ``variables``
+        (None: the trainable weights, looked up after the forward pass, which builds a
+        model built by its first batch)."""
+        x, y, sample_weight = data
         y_pred = self(x, training=True)
         loss = self.compute_loss(x, y, y_pred, sample_weight)
-        variables = self._trainable_cache()
-        scaled = self.optimizer.scale_loss(loss)
+        variables = self._trainable_cache() if variables is None else variables
+        weighted = loss if weight == 1.0 else loss * weight
+        scaled = self.optimizer.scale_loss(weighted)
         hook = distribution_hook.current()
         # data-parallel: the sums over the processes start during the backward pass (and
         # optimizer.apply completes them)
         ready = None if hook is None else hook.overlap(variables)
-        if scaled is loss:
-            gradients = grad(loss, variables, on_gradient=ready)
-        else:   # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
-            with np.errstate(over="ignore", invalid="ignore"):
-                gradients = grad(scaled, variables, on_gradient=ready)
-        self.optimizer.apply(gradients, variables)
-        self._loss_tracker.update_state(loss.data, sample_weight=_batch_size(x))
-        if self._compiled_metrics is not None:
-            with no_grad():
-                self._compiled_metrics.update_state(y, y_pred, sample_weight)
-        return None
+        # a scaled float16 backward may overflow: the LossScaleOptimizer skips it
+        with np.errstate(over="ignore", invalid="ignore") if scaled is not weighted \
+                else contextlib.nullcontext():
+            return loss, y_pred, variables, grad(scaled, variables, on_gradient=ready)
 
     def test_step(self, data):
         """One evaluation step; override to customize ``evaluate``."""

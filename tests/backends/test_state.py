@@ -79,3 +79,24 @@ def test_set_epsilon_stores_a_float():
         assert state.epsilon() == 0.5 and type(state.epsilon()) is float
     finally:
         state.set_epsilon(1e-7)
+
+
+def test_a_thread_adopts_another_thread_s_scoped_values_and_restores_its_own():
+    generator = np.random.default_rng(3)
+    with state.scoped(floatx="float64", generator=generator, epoch_key=(2, 5)):
+        values = state.thread_values()
+    seen = []
+
+    def adopting():
+        token = state.adopt(values)
+        try:
+            seen.append((state.floatx(), state.generator() is generator, state.epoch_key()))
+        finally:
+            state.restore(token)
+        seen.append(state.floatx())
+
+    worker = threading.Thread(target=adopting)
+    worker.start()
+    worker.join(30)
+    assert seen == [("float64", True, (2, 5)), state.floatx()]
+    assert state.thread_values() == {}    # this thread: no scope open now

@@ -21,7 +21,7 @@ def force_blocks(monkeypatch):
     """``force(count)``: from now on split every batch into (up to) ``count`` blocks,
     whatever the machine's BLAS."""
     def force(count):
-        monkeypatch.setattr(batch_threads, "_threads", lambda: count)
+        monkeypatch.setattr(batch_threads, "thread_count", lambda: count)
         monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
 
     return force
@@ -281,3 +281,37 @@ def test_run_block_sums_gives_each_block_its_own_total(three_blocks):
     assert len(set(seen)) == 3
     one = engine.run_block_sums(work, [slice(0, 9)], (4,), values.dtype)
     np.testing.assert_allclose(one, values.sum(axis=0), rtol=1e-12)
+
+
+def test_run_concurrently_runs_every_item_at_once_or_nothing(force_blocks):
+    force_blocks(2)
+    meeting = threading.Barrier(2, timeout=30)     # waits forever unless both run at once
+
+    def work(rank):
+        meeting.wait()
+        return rank, threading.current_thread().name
+
+    got = batch_threads.run_concurrently(work, 2)
+    assert [rank for rank, _ in got] == [0, 1]
+    assert got[0][1] == threading.current_thread().name != got[1][1]
+    ran = []
+    assert batch_threads.run_concurrently(ran.append, 3) is None     # more than the threads
+    assert batch_threads.run_concurrently(ran.append, 1) is None
+    nested = batch_threads.run_concurrently(
+        lambda rank: batch_threads.run_concurrently(ran.append, 2), 2)
+    assert nested == [None, None] and ran == []       # the pool is taken: nothing ran
+
+
+def test_run_concurrently_raises_a_failing_item_s_error_after_all_finish(force_blocks):
+    force_blocks(2)
+    finished = []
+
+    def work(rank):
+        if rank == 0:
+            raise ValueError("item 0")
+        finished.append(rank)
+
+    with pytest.raises(ValueError, match="item 0"):
+        batch_threads.run_concurrently(work, 2)
+    assert finished == [1]
+    assert batch_threads.run_concurrently(lambda rank: rank, 2) == [0, 1]   # pool free

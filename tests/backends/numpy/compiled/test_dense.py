@@ -26,7 +26,7 @@ def fused_at_any_size(monkeypatch):
 @pytest.fixture(params=[1, 3], ids=["one_block", "three_blocks"])
 def blocks(request, monkeypatch):
     if request.param > 1:
-        monkeypatch.setattr(batch_threads, "_threads", lambda: request.param)
+        monkeypatch.setattr(batch_threads, "thread_count", lambda: request.param)
         monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
     return request.param
 
