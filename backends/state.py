@@ -85,12 +85,7 @@ def push(**values):
         values["floatx"] = _checked_floatx(values["floatx"])
     if "seed" in values:  # fresh generators from the scoped seed, none inherited
         values = {"generator": _UNSET, **values, "generators": {}}
-    token = {name: getattr(_overlay, name) for name in values}
-    if "backend" in values:
-        _backend_scopes.opened()
-    for name, value in values.items():
-        setattr(_overlay, name, value)
-    return token
+    return adopt(values)
 
 
 def restore(token):
@@ -109,8 +104,9 @@ def thread_values():
 
 
 def adopt(values):
-    """Scope another thread's :func:`thread_values` to the calling thread; returns the
-    token :func:`restore` takes back."""
+    """Scope ``values`` -- another thread's :func:`thread_values`, or :func:`push`'s
+    checked ones -- to the calling thread; returns the token :func:`restore` takes
+    back."""
     token = {name: getattr(_overlay, name) for name in values}
     if "backend" in values:
         _backend_scopes.opened()
