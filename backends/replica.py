@@ -116,8 +116,9 @@ def set_cross_replica_sum(function):
 
 
 def cross_replica_sum(array):
-    """``array`` summed over every process of the data-parallel job (itself when the job
-    has one process, or outside a data-parallel step)."""
+    """``array`` summed over every process of the data-parallel job, and over the threads
+    of the step's :class:`ThreadGroup` (itself when the job has one process and the step
+    one thread, or outside a data-parallel step)."""
     if _share.rows is None:
         return array
     if _share.group is not None:

@@ -12,7 +12,10 @@ The update is the plain step's for the same batch and seed, as over processes (s
 :class:`~lamina.highlevel.distribution.DataParallel`): each share's loss divides by the
 whole batch's denominator (summed over the threads), random layers use the whole batch's
 draw (the first thread draws, from the step's generator), and the loss and metrics are
-those of the whole batch. Only float rounding differs (sums in another order).
+those of the whole batch. Only float rounding differs (sums in another order). A custom
+layer that draws random numbers in ``call`` itself (``lamina.random`` rather than a
+Dropout-like layer) draws once per share, from the shared generator, in whichever order
+the threads come.
 
 A step runs plainly, on one thread, when the engine offers one thread (the CuPy engine,
 BLAS limited to one thread, ``LAMINA_HOST_TUNING=0``), the batch has fewer rows than
@@ -37,11 +40,6 @@ def set_enabled(on):
     _enabled["on"] = bool(on)
 
 
-def enabled():
-    """Whether a one-process ``DataParallel`` is the distribution in use."""
-    return _enabled["on"]
-
-
 def shares(model, x):
     """The row slices, one per thread, that a training step on batch inputs ``x`` is split
     into, or None when it runs plainly (see the module's docstring)."""
@@ -59,8 +57,9 @@ def shares(model, x):
 
 def run(loss_and_gradients, data, variables, row_shares):
     """Run ``loss_and_gradients(share_data, variables, weight) -> (loss, y_pred,
-    variables, gradients)`` on each share of ``data = (x, y, sample_weight)`` on its own thread, the
-    gradients those of the share's loss times ``weight``, its share of the rows.
+    variables, gradients)`` on each share of ``data = (x, y, sample_weight)`` on its own
+    thread, the gradients those of the share's loss times ``weight``, its share of the
+    rows.
 
     Returns ``(loss, parts, gradients)``: the whole batch's loss (a float array), each
     share's ``(share_data, y_pred)`` and the share-weighted average of the gradients (one
