@@ -34,9 +34,14 @@ below 12 MB, so their steps reuse the heap as before.
 wheels ship it). After each multithreaded call OpenBLAS' worker threads busy-wait for new
 work for 2**28 cycles (~0.1 s) before they sleep. The engine runs convolution and pooling
 as row blocks on its own threads (with one-thread BLAS inside); a spinning OpenBLAS worker
-takes half of a core from them and made those ops twice as slow. With
-``OPENBLAS_THREAD_TIMEOUT`` at :data:`BLAS_SPIN_EXPONENT` (2**20 cycles, ~0.4 ms) back-to-
-back GEMMs still find the workers awake. A value the user set in the environment is kept.
+takes half of a core from them and made those ops twice as slow. The same holds for the
+compiled kernels (attention, LayerNorm, the Dense epilogues) that run as row blocks between
+the GEMMs of a Transformer step. With ``OPENBLAS_THREAD_TIMEOUT`` at
+:data:`BLAS_SPIN_EXPONENT` (2**16 TSC ticks, ~25 us) the workers are still awake for
+GEMMs that follow each other directly and asleep during the kernels between GEMMs.
+Measured on a 2-core VM (5 interleaved processes each): W5's epoch 8.27 s at 2**16, 8.63 s
+at 2**18, 9.38 s at 2**20 (2**12: 8.43-8.64 s); W2's 2.39, 2.42, 2.45 s; W1, W3 and W4
+within noise. A value the user set in the environment is kept.
 """
 
 import ctypes
@@ -46,7 +51,10 @@ import threading
 
 MMAP_THRESHOLD_BYTES = 16 * 1024 * 1024
 TRIM_THRESHOLD_BYTES = 256 * 1024 * 1024
-BLAS_SPIN_EXPONENT = 20
+BLAS_SPIN_EXPONENT = 16
+#: The longest spin (as an exponent) under which row blocks still run on threads: a value
+#: the user set up to this is kept and counts as short (2**20 cycles did not slow them).
+SHORT_SPIN_LIMIT_EXPONENT = 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3      # glibc's <malloc.h> parameter numbers
 _STATE = {}
 _LOCK = threading.Lock()
@@ -121,7 +129,7 @@ def _tune_openblas(blas_controller):
     chosen = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
     if chosen:
         try:
-            return 0 < int(chosen) <= BLAS_SPIN_EXPONENT
+            return 0 < int(chosen) <= SHORT_SPIN_LIMIT_EXPONENT
         except ValueError:
             return False
     if threading.active_count() > 1:

@@ -83,7 +83,9 @@ def test_openblas_threads_spin_briefly_and_gemms_stay_right():
     assert not untuned["threads"] and untuned["timeout"] is None
     if not tuned["openblas_pthreads"]:
         pytest.skip("NumPy's BLAS here is not OpenBLAS with pthreads")
-    assert tuned["threads"] and tuned["timeout"] == "20"
+    from lamina.backends.numpy import host_tuning
+
+    assert tuned["threads"] and tuned["timeout"] == str(host_tuning.BLAS_SPIN_EXPONENT)
 
 
 def test_openblas_is_left_alone_while_another_thread_runs():
@@ -104,6 +106,8 @@ def test_a_timeout_the_user_chose_is_kept_and_tuning_can_be_switched_off(monkeyp
     monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "28")
     assert host_tuning._tune_openblas(Controller()) is False     # long spin: no blocks
     monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "10")
+    assert host_tuning._tune_openblas(Controller()) is True
+    monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "20")                # still short
     assert host_tuning._tune_openblas(Controller()) is True
     monkeypatch.setattr(host_tuning, "_STATE", {})
     monkeypatch.setenv("LAMINA_HOST_TUNING", "0")
