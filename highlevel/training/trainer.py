@@ -174,19 +174,14 @@ class Trainer:
         Override to customize ``fit`` (write it with ``lamina.grad`` and
         ``self.optimizer.apply``)."""
         x, y, sample_weight = data
-        split = None
         if type(self).compute_loss is Trainer.compute_loss \
                 and getattr(self, "_jit_steps", None) is None:
-            row_shares = thread_replicas.shares(self, x)
-            if row_shares is not None:   # one-process DataParallel: a share per thread
-                variables = self._trainable_cache()
-                split = thread_replicas.run(self._loss_and_gradients, data, variables,
-                                            row_shares)
-        if split is None:
+            # one-process DataParallel may split the batch: a share per thread
+            loss, parts, variables, gradients = thread_replicas.loss_and_gradients(
+                self, data, self._loss_and_gradients, self._trainable_cache)
+        else:
             loss, y_pred, variables, gradients = self._loss_and_gradients(data)
             loss, parts = loss.data, [(data, y_pred)]
-        else:
-            loss, parts, gradients = split
         self.optimizer.apply(gradients, variables)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         if self._compiled_metrics is not None:

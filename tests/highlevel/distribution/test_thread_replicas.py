@@ -4,7 +4,10 @@ engine's threads trains to the plain step's weights and logs its losses and metr
 draw for the whole batch), the reductions ``"sum"`` and ``"mean_with_sample_weight"``, a
 kernel regularizer, a mask whose valid timesteps differ between the shares, and uneven
 shares. Models with non-trainable weights and custom ``train_step`` s run plainly; an
-error in one share is the one raised, and no weight changes."""
+error in one share is the one raised, and no weight changes. After a probe the kind of
+step that ran faster is the one that runs (``split_choice``), with the same weights."""
+
+import time
 
 import numpy as np
 import pytest
@@ -14,7 +17,7 @@ import lamina
 from lamina import distribution, layers
 from lamina.backends import replica, state
 from lamina.backends.numpy import threads as batch_threads
-from lamina.highlevel.distribution import thread_replicas
+from lamina.highlevel.distribution import split_choice, thread_replicas
 
 MEAN = "sum_over_batch_size"
 SPLIT = [("mlp", "float64", 27, MEAN), ("mlp", "float32", 32, MEAN),
@@ -149,3 +152,36 @@ def test_an_encoder_with_attention_dropout_trains_to_the_plain_step_s_weights(tw
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
     for name, values in plain_logs.items():
         np.testing.assert_allclose(logs[name], values, rtol=0, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("slower", ["split", "plain"])
+@pytest.mark.parametrize("engine", ["numpy"], indirect=True)
+def test_the_kind_of_step_that_ran_slower_in_the_probe_stops_running(two_threads, slower,
+                                                                    monkeypatch):
+    x, y, _ = worker.data(features=8)
+    x = x[:96].astype("float32").reshape(-1, 8)
+    results = []
+    for split in (False, True):
+        lamina.utils.set_random_seed(0)
+        model = worker.build("mlp", reduction=MEAN)
+        step = model._loss_and_gradients
+
+        def delayed(data, *args, kind=slower):    # 20 ms more on the slower kind's steps
+            if (replica.current_share() is not None) == (kind == "split"):
+                time.sleep(0.02)                   # (a split step's shares side by side)
+            return step(data, *args)
+
+        monkeypatch.setattr(model, "_loss_and_gradients", delayed)
+        distribution.set_distribution(distribution.DataParallel() if split else None)
+        try:   # 12 steps of 8 rows: a warm-up pair, PROBE_PAIRS pairs, then the choice
+            history = model.fit(x, y[:96], batch_size=8, epochs=1, verbose=0,
+                                shuffle=False)
+        finally:
+            distribution.set_distribution(None)
+        results.append((model.get_weights(), history.history["loss"]))
+    probe_splits = 1 + split_choice.PROBE_PAIRS
+    assert len(two_threads) == (probe_splits if slower == "split" else 12 - probe_splits)
+    (plain, plain_loss), (weights, loss) = results
+    for got, expected in zip(weights, plain):
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(loss, plain_loss, rtol=0, atol=1e-5)
