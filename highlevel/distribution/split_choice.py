@@ -23,7 +23,8 @@ import weakref
 
 #: Split/plain pairs timed after the warm-up pair, before the faster kind is kept.
 PROBE_PAIRS = 3
-_WARMUP = (True, False)
+#: The steps before them, one split and one plain, not counted.
+WARMUP_STEPS = 2
 
 
 class SplitChoice:
@@ -49,7 +50,7 @@ class SplitChoice:
                 return
             timed = self._timed.setdefault(rows, [])
             timed.append((bool(split), float(seconds)))
-            probed = timed[len(_WARMUP):]
+            probed = timed[WARMUP_STEPS:]
             if len(probed) < 2 * PROBE_PAIRS:
                 return
             split_times = [t for was_split, t in probed if was_split]

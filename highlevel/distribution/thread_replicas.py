@@ -21,11 +21,10 @@ A step runs plainly, on one thread, when the engine offers one thread (the CuPy 
 BLAS limited to one thread, ``LAMINA_HOST_TUNING=0``), the batch has fewer rows than
 threads, the worker threads are busy (another thread's step holds them), or the model
 has non-trainable weights: a variable that a training pass updates (BatchNormalization's
-moving statistics, a stateful RNN's states) would be updated once per share; and when the
-model's own earlier steps of that batch size ran faster plainly (timed by
-:mod:`.split_choice`). The model's
-own ``train_step`` or ``compute_loss``, and ``jit_compile=True``, also run as written,
-unsplit (the training loop checks those).
+moving statistics, a stateful RNN's states) would be updated once per share. It also runs
+plainly when the model's own earlier steps of that batch size ran faster that way (timed
+by :mod:`.split_choice`). The model's own ``train_step`` or ``compute_loss``, and
+``jit_compile=True``, also run as written, unsplit (the training loop checks those).
 """
 
 import threading
@@ -48,29 +47,23 @@ def shares(model, x):
     """The row slices, one per thread, that a training step on batch inputs ``x`` would be
     split into, or None when it runs plainly and untimed (see the module's docstring; also
     once :mod:`.split_choice` has chosen plain steps for that many rows)."""
-    if not _enabled["on"] or not model.built:
-        return None
-    rows = batch_rows(x)
-    if split_choice.for_model(model).chosen(rows) is False:
-        return None           # no more checks each step
-    count = state.backend().replica_threads()
-    if count < 2 or rows < count or model.non_trainable_weights:
-        return None
-    bounds = [rows * k // count for k in range(count + 1)]
-    return [slice(bounds[k], bounds[k + 1]) for k in range(count)]
+    plan = _plan(model, x)
+    return None if plan is None else plan[1]
 
 
 def loss_and_gradients(model, data, step, trainable):
     """One training step's forward and backward pass on ``data = (x, y, sample_weight)``,
     split over the threads (:func:`shares`) or plainly, as :mod:`.split_choice` picks from
-    the model's earlier steps (this step's time is counted there). ``step(data,
-    variables=None, weight=1.0)`` is the plain pass (see :func:`run`), ``trainable()`` the
-    model's trainable variables. Returns ``(loss, parts, variables, gradients)`` as
-    :func:`run` does, ``loss`` a float array."""
-    row_shares = shares(model, data[0])
-    if row_shares is None:
+    the model's earlier steps (while it has not chosen, this step's time is counted
+    there). ``step(data, variables=None, weight=1.0)`` is the plain pass (see :func:`run`),
+    ``trainable()`` the model's trainable variables. Returns ``(loss, parts, variables,
+    gradients)`` as :func:`run` does, ``loss`` a float array."""
+    plan = _plan(model, data[0])
+    if plan is None:
         return _plain(data, step)
-    rows, choice = row_shares[-1].stop, split_choice.for_model(model)
+    choice, row_shares = plan
+    rows = batch_rows(data[0])
+    probing = choice.chosen(rows) is None
     started = time.perf_counter()
     result = None
     if choice.wants_split(rows):
@@ -81,8 +74,24 @@ def loss_and_gradients(model, data, step, trainable):
     ran_split = result is not None
     if not ran_split:
         result = _plain(data, step)
-    choice.record(rows, ran_split, time.perf_counter() - started)
+    if probing:
+        choice.record(rows, ran_split, time.perf_counter() - started)
     return result
+
+
+def _plan(model, x):
+    """``(the model's SplitChoice, the row slices)`` when a step on batch inputs ``x`` may
+    run split, else None."""
+    if not _enabled["on"] or not model.built:
+        return None
+    rows, choice = batch_rows(x), split_choice.for_model(model)
+    if choice.chosen(rows) is False:
+        return None           # no more checks each step
+    count = state.backend().replica_threads()
+    if count < 2 or rows < count or model.non_trainable_weights:
+        return None
+    bounds = [rows * k // count for k in range(count + 1)]
+    return choice, [slice(bounds[k], bounds[k + 1]) for k in range(count)]
 
 
 def _plain(data, step):

@@ -7,13 +7,13 @@ import weakref
 from lamina import layers
 import lamina
 from lamina.highlevel.distribution import split_choice
-from lamina.highlevel.distribution.split_choice import PROBE_PAIRS, SplitChoice
+from lamina.highlevel.distribution.split_choice import PROBE_PAIRS, WARMUP_STEPS, SplitChoice
 
 
 def _probe(choice, rows, split_seconds, plain_seconds):
     """Run the warm-up and probe steps, each as the choice asks; returns the kinds run."""
     kinds = []
-    for _ in range(2 + 2 * PROBE_PAIRS):
+    for _ in range(WARMUP_STEPS + 2 * PROBE_PAIRS):
         split = choice.wants_split(rows)
         kinds.append(split)
         choice.record(rows, split, split_seconds if split else plain_seconds)
@@ -35,7 +35,7 @@ def test_the_faster_kind_is_kept_after_the_probe():
 def test_the_warm_up_pair_is_not_counted_and_medians_ignore_one_outlier():
     choice = SplitChoice()
     times = iter([5.0, 0.001] + [0.010, 0.020, 0.011, 0.021, 0.9, 0.019])
-    for _ in range(2 + 2 * PROBE_PAIRS):
+    for _ in range(WARMUP_STEPS + 2 * PROBE_PAIRS):
         split = choice.wants_split(8)
         choice.record(8, split, next(times))
     assert choice.chosen(8) is True           # split medians 0.011 against plain 0.020
@@ -61,7 +61,7 @@ def test_a_step_that_raised_is_run_again_as_the_same_kind():
 
 def test_splits_that_found_the_threads_busy_count_as_plain():
     choice = SplitChoice()
-    for _ in range(2 + 2 * PROBE_PAIRS):
+    for _ in range(WARMUP_STEPS + 2 * PROBE_PAIRS):
         choice.wants_split(4)
         choice.record(4, False, 0.1)          # every split attempt ran plainly
     assert choice.chosen(4) is False
