@@ -32,8 +32,8 @@ from ...backends import replica, state
 from ...backends.autodiff import Tensor, Variable, as_engine_array
 from ...backends.registry import Registry
 from ...backends.trace import host_input
+from . import packed_update
 from . import schedules as schedules_module
-from .packed_update import PackedGroup
 from .schedules import LearningRateSchedule
 
 OPTIMIZERS = Registry("optimizer")
@@ -156,7 +156,7 @@ class Optimizer:
         self._iterations = 0
         self._iterations_variable = _IterationsVariable(self)
         self._records = {}          # id(variable) -> _Record (holds the variable: ids stay valid)
-        self._packed = None         # (variable ids, PackedGroup) of a small model
+        self._packed = None         # (variable ids, PackedGroup, its positions)
         self._order = []            # records in first-seen order
         self._exclude_ids = set()
         self._exclude_names = ()
@@ -425,12 +425,12 @@ class Optimizer:
         lr = host_input("learning_rate", self.learning_rate)
         step = host_input("step", self.iterations + 1)
         self._before_updates(step)
-        group = self._packed_group(targets, records)
+        group, packed = self._packed_group(targets, records)
         if group is not None:
-            group.update(self, arrays, lr, step)
-        else:
-            for g, variable, record in zip(arrays, targets, records):
-                self.update_rule(variable.data, g, record.slots, lr, step, record.decay)
+            group.update(self, [arrays[k] for k in packed], lr, step)
+        for k in self._unpacked(len(targets), packed):
+            self.update_rule(targets[k].data, arrays[k], records[k].slots, lr, step,
+                             records[k].decay)
 
     def _before_updates(self, step):
         """Called once per update (all variables) before the rule runs; optimizers with
@@ -477,17 +477,25 @@ class Optimizer:
                 variable.data[...] = record.extra[0].data
 
     def _packed_group(self, variables, records):
-        """The flat-buffer group for this exact variable list (small models only)."""
+        """``(the flat-buffer group, the positions it covers)`` for this exact variable
+        list (its small variables: ``packed_update.select``), or ``(None, ())``."""
         if not self.packable:
-            return None
+            return None, ()
         key = tuple(id(v) for v in variables)
         cached = self._packed
         if cached is not None and cached[0] == key and cached[1].intact():
-            return cached[1]
-        group = PackedGroup(variables, records) if PackedGroup.eligible(variables, records) \
-            else None
-        self._packed = None if group is None else (key, group)
-        return group
+            return cached[1], cached[2]
+        positions = packed_update.select(variables, records)
+        group = packed_update.PackedGroup([variables[k] for k in positions],
+                            [records[k] for k in positions]) if positions else None
+        self._packed = None if group is None else (key, group, positions)
+        return (group, positions) if group is not None else (None, ())
+
+    @staticmethod
+    def _unpacked(count, packed):
+        """The positions ``0..count-1`` not in ``packed``."""
+        covered = set(packed)
+        return [k for k in range(count) if k not in covered]
 
     def _clip_gradients(self, arrays):
         xp = state.backend().xp

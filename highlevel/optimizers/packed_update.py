@@ -1,12 +1,13 @@
-"""One flat buffer for all of a small model's parameters, gradients and optimizer slots.
+"""One flat buffer for a model's small parameters, their gradients and optimizer slots.
 
-For small models the optimizer's cost is the per-call overhead of its ~10 in-place array
-operations per variable, not arithmetic. Packing the variables (and their slots) into
-contiguous buffers whose pieces the variables then view lets one fused kernel call update
-everything: the gradients are copied into one buffer, then the optimizer's elementwise
-update runs once. Elementwise arithmetic is the same either way, so results are bit-identical
-to the per-variable path. Large models skip packing (the extra gradient copy would cost
-more than the calls it saves).
+For small variables the optimizer's cost is the per-call overhead of its ~10 in-place
+array operations (or of one compiled kernel call) per variable, not arithmetic. Packing
+the variables (and their slots) into contiguous buffers whose pieces the variables then
+view lets one fused kernel call update them all: the gradients are copied into one
+buffer, then the optimizer's elementwise update runs once. Elementwise arithmetic is the
+same either way, so results are bit-identical to the per-variable path. Variables larger
+than :data:`PACK_LIMIT` (an embedding table, a wide kernel) keep their own update: their
+gradient's copy would cost more than the call it saves.
 """
 
 import operator
@@ -14,7 +15,8 @@ import operator
 from ...backends import state
 from ...backends.autodiff import Variable
 
-#: Packing pays while the per-call overhead dominates: below this many parameters.
+#: Packing pays while the per-call overhead dominates: for variables of at most this
+#: many elements.
 PACK_LIMIT = 1 << 16
 
 
@@ -50,14 +52,6 @@ class PackedGroup:
             start = stop
         self._homes = [v.data for v in self._watched]
 
-    @staticmethod
-    def eligible(variables, records):
-        """True when packing applies: one float dtype, same decay, few parameters."""
-        dtype = variables[0].data.dtype
-        return (sum(int(v.data.size) for v in variables) <= PACK_LIMIT
-                and all(v.data.dtype == dtype for v in variables)
-                and len({r.decay for r in records}) == 1)
-
     def intact(self):
         """False once anything replaced a variable's or slot's array (not in place)."""
         # The eager step's check, without Python-level loops: every variable and slot still
@@ -78,6 +72,19 @@ class PackedGroup:
             view[...] = gradient
         optimizer.update_rule(self.params, self.gradients, self.slots, learning_rate, step,
                           self.decay)
+
+
+def select(variables, records):
+    """The positions of the variables to pack together: those of at most
+    :data:`PACK_LIMIT` elements, of the float dtype and the weight decay (on or off) that
+    most of them share (on a tie, the first one's). Empty when fewer than two qualify
+    (one call either way)."""
+    kinds = {}
+    for position, (variable, record) in enumerate(zip(variables, records)):
+        if variable.data.size <= PACK_LIMIT:
+            kinds.setdefault((variable.data.dtype.str, record.decay), []).append(position)
+    positions = max(kinds.values(), key=len, default=[])
+    return positions if len(positions) >= 2 else []
 
 
 _DATA = operator.attrgetter("data")
