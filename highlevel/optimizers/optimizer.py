@@ -156,7 +156,7 @@ class Optimizer:
         self._iterations = 0
         self._iterations_variable = _IterationsVariable(self)
         self._records = {}          # id(variable) -> _Record (holds the variable: ids stay valid)
-        self._packed = None         # (variable ids, PackedGroup, its positions)
+        self._packed = None         # (variable ids, PackedGroup, its positions, the rest)
         self._order = []            # records in first-seen order
         self._exclude_ids = set()
         self._exclude_names = ()
@@ -425,10 +425,10 @@ class Optimizer:
         lr = host_input("learning_rate", self.learning_rate)
         step = host_input("step", self.iterations + 1)
         self._before_updates(step)
-        group, packed = self._packed_group(targets, records)
+        group, packed, alone = self._packed_group(targets, records)
         if group is not None:
             group.update(self, [arrays[k] for k in packed], lr, step)
-        for k in self._unpacked(len(targets), packed):
+        for k in alone:
             self.update_rule(targets[k].data, arrays[k], records[k].slots, lr, step,
                              records[k].decay)
 
@@ -477,25 +477,23 @@ class Optimizer:
                 variable.data[...] = record.extra[0].data
 
     def _packed_group(self, variables, records):
-        """``(the flat-buffer group, the positions it covers)`` for this exact variable
-        list (its small variables: ``packed_update.select``), or ``(None, ())``."""
-        if not self.packable:
-            return None, ()
+        """``(the flat-buffer group or None, the positions it covers, the positions updated
+        alone)`` for this exact variable list (the group: its small variables, as
+        ``packed_update.select`` picks them), made once per variable list."""
         key = tuple(id(v) for v in variables)
         cached = self._packed
         if cached is not None and cached[0] == key and cached[1].intact():
-            return cached[1], cached[2]
-        positions = packed_update.select(variables, records)
+            return cached[1:]
+        positions = packed_update.select(variables, records) if self.packable else []
+        if not positions:
+            self._packed = None
+            return None, (), range(len(variables))
         group = packed_update.PackedGroup([variables[k] for k in positions],
-                            [records[k] for k in positions]) if positions else None
-        self._packed = None if group is None else (key, group, positions)
-        return (group, positions) if group is not None else (None, ())
-
-    @staticmethod
-    def _unpacked(count, packed):
-        """The positions ``0..count-1`` not in ``packed``."""
-        covered = set(packed)
-        return [k for k in range(count) if k not in covered]
+                                          [records[k] for k in positions])
+        covered = set(positions)
+        self._packed = (key, group, positions,
+                        [k for k in range(len(variables)) if k not in covered])
+        return self._packed[1:]
 
     def _clip_gradients(self, arrays):
         xp = state.backend().xp

@@ -93,7 +93,7 @@ def _train_with_an_embedding(optimizer_name):
 def test_a_large_variable_keeps_its_own_update_and_the_small_ones_are_packed(
         monkeypatch, optimizer_name):
     mixed = _train_with_an_embedding(optimizer_name)
-    _, group, positions = mixed.optimizer._packed
+    _, group, positions, _ = mixed.optimizer._packed
     embedding = mixed.layers[0].embeddings
     assert positions == [1, 2, 3, 4]                # the Dense kernels and biases
     assert all(embedding is not v for v in group.variables)
@@ -106,5 +106,5 @@ def test_the_variables_that_share_a_weight_decay_are_packed_together():
     model = _train("adamw")
     model.optimizer.exclude_from_weight_decay(var_names=["bias"])
     model.train_on_batch(np.ones((4, 5), "float32"), np.zeros((4, 1), "float32"))
-    _, group, positions = model.optimizer._packed
+    _, group, positions, _ = model.optimizer._packed
     assert group.decay is True and positions == [0, 2]     # the two kernels
