@@ -82,9 +82,21 @@ def summarize(workload, results):
     return rows
 
 
+def blas_description():
+    """NumPy's BLAS as the workers run it: library, version and, for OpenBLAS, the kernel
+    set it chose (``SkylakeX``, ``Haswell``, ...; ``OPENBLAS_CORETYPE`` can pin it)."""
+    import numpy  # noqa: F401 - loads the BLAS that threadpoolctl then reports
+    import threadpoolctl
+
+    return ", ".join(f"{info['internal_api']} {info.get('version')}"
+                     + (f" {info['architecture']} kernels" if info.get("architecture") else "")
+                     for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas")
+
+
 def print_table(all_rows):
     print(f"\nmachine: {platform.machine()} {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, numpy {__import__('numpy').__version__}"
+          f"{platform.python_version()}, numpy {__import__('numpy').__version__} "
+          f"({blas_description()})"
           + (f", torch {__import__('torch').__version__}" if importlib.util.find_spec("torch")
              else ""))
     header = (f"{'workload':<11}{'framework':<11}{'s/epoch med':>12}{'min':>8}{'max':>8}"

@@ -1,5 +1,5 @@
 """The benchmark suite is not part of the test run, except this smoke test: the quick W4
-run completes and prints its table (no timing is asserted)."""
+run completes and prints its table and which BLAS kernels ran (no timing is asserted)."""
 
 import os
 import subprocess
@@ -21,3 +21,9 @@ def test_quick_w4_run_prints_its_table():
     lamina_row = next(row for row in rows if row[1] == "lamina")
     assert float(lamina_row[2]) > 0
     assert lamina_row[-1].endswith("x")   # the lamina/NumPy-floor ratio is printed
+    # The kernels OpenBLAS chose (OPENBLAS_CORETYPE can pin older ones) head the table.
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    from run import blas_description
+
+    machine = next(line for line in lines if line.startswith("machine:"))
+    assert f"({blas_description()})" in machine
