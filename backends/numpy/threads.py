@@ -18,7 +18,12 @@ import threading
 from . import host_tuning
 
 #: The fewest output elements a block gets; below that, threads cost more than they save.
-MIN_BLOCK_ELEMENTS = 1 << 17
+#: A hand-off to a block thread costs ~50-150 us on a 2-core VM (the thread's wake-up and
+#: the GIL passing back and forth), about what a pass over 2**17 float32 values takes on
+#: one core. At 2**18, W5's LayerNorms and 128-wide Dense epilogues ((2048, 128) arrays)
+#: run on the calling thread: W5's step 0.95-0.96x and W2's 0.95x the time at 2**17, W3 the
+#: same (medians of paired in-process epochs, AVX-512 and AVX2 OpenBLAS kernels alike).
+MIN_BLOCK_ELEMENTS = 1 << 18
 
 _POOL = {"workers": []}
 #: Held by the one caller whose blocks are on the worker threads; other callers (and
