@@ -8,8 +8,10 @@ Usage:
     python benchmarks/run.py --quick --dp            # also lamina under DataParallel()
 
 Each (framework, workload) runs in fresh processes, round-robin with the order rotated
-(A B C / B C A / C A B), as the benchmark protocol prescribes (see the README). Reported: seconds per
-epoch (median, min, max over all timed epochs), microseconds per step, peak RSS, and the
+(A B C / B C A / C A B), as the benchmark protocol prescribes (see the README). Reported: the
+machine with NumPy's BLAS and the OpenBLAS kernel set the workers run (an
+``OPENBLAS_CORETYPE`` in the environment pins it: remove it to measure a current NumPy);
+seconds per epoch (median, min, max over all timed epochs), microseconds per step, peak RSS, and the
 ratios lamina/PyTorch and lamina/NumPy-floor (with ``--jit`` also the row ``lamina-jit``,
 compile(jit_compile=True), with its ratio to eager lamina; with ``--dp`` the row
 ``lamina-dp``, a one-process ``DataParallel`` splitting each batch over the threads). PyTorch is optional; W5 runs it twice
