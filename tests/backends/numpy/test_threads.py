@@ -140,6 +140,17 @@ def test_blocks_cover_the_batch_and_respect_the_minimum(three_blocks, monkeypatc
     assert batch_threads.blocks(8, 1999) == [slice(0, 8)]
 
 
+def test_the_default_minimum_keeps_small_transformer_passes_on_the_calling_thread(
+        monkeypatch):
+    """At the default minimum a (2048, 128) pass (W5's LayerNorm, a 128-wide Dense
+    epilogue) costs less than a hand-off and stays one block; W5's attention scores (32
+    samples x 4 heads x 64 x 64) and a (2048, 256) epilogue still split."""
+    monkeypatch.setattr(batch_threads, "thread_count", lambda: 2)
+    assert batch_threads.blocks(2048, 2048 * 128) == [slice(0, 2048)]
+    assert len(batch_threads.blocks(32, 32 * 4 * 64 * 64)) == 2
+    assert len(batch_threads.blocks(2048, 2048 * 256)) == 2
+
+
 def test_run_keeps_order_runs_on_threads_and_waits_for_every_block(three_blocks):
     names, finished = [], []
 
