@@ -29,6 +29,10 @@ _POOL = {"workers": []}
 #: Held by the one caller whose blocks are on the worker threads; other callers (and
 #: blocks that split again) run their blocks one after another on their own thread.
 _POOL_LOCK = threading.Lock()
+#: While a caller's blocks are on the worker threads: ``(that caller's thread id, BLAS'
+#: thread count before it limited BLAS to one thread)``; None otherwise. BLAS' thread
+#: count is process-wide, so other threads read the count from here (see thread_count).
+_WINDOW = [None]
 _PREFIX = "lamina-block"
 #: The symbol prefixes and suffixes of OpenBLAS builds (NumPy's and SciPy's wheels).
 _AFFIXES = tuple(itertools.product(("", "scipy_"), ("", "64_", "_64")))
@@ -40,6 +44,7 @@ def _forget_workers():
     global _POOL_LOCK
     _POOL_LOCK = threading.Lock()
     _POOL["workers"] = []
+    _WINDOW[0] = None
 
 
 if hasattr(os, "register_at_fork"):
@@ -67,7 +72,17 @@ def blocks(batch, elements):
 
 
 def thread_count():
-    """How many blocks may run at once: BLAS' thread count (1 when not :func:`available`)."""
+    """How many blocks may run at once: BLAS' thread count (1 when not :func:`available`).
+
+    Inside a block (and on the thread whose blocks are running) that is 1. Any other
+    thread gets the count BLAS had before those blocks limited it, so how an op splits
+    its rows -- and with that its float rounding, e.g. of a gradient summed over the
+    blocks -- does not depend on what other threads are running at the time (a ``fit``
+    while other threads ``predict`` stays bit-identical to a serial one)."""
+    window = _WINDOW[0]
+    if window is not None and window[0] != threading.get_ident() \
+            and not threading.current_thread().name.startswith(_PREFIX):
+        return window[1]
     counts = _blas_thread_counts()
     return max([get() for get, _ in counts] or [1])
 
@@ -175,6 +190,7 @@ def _run_on_pool(work, items):
     """:func:`run`'s body once the caller holds ``_POOL_LOCK`` (released here)."""
     counts = _blas_thread_counts()
     before = [get() for get, _ in counts]
+    _WINDOW[0] = (threading.get_ident(), max(before or [1]))
     try:
         for _, put in counts:           # BLAS on one thread while the blocks run
             put(1)
@@ -195,6 +211,7 @@ def _run_on_pool(work, items):
     finally:
         for (_, put), count in zip(counts, before):
             put(count)
+        _WINDOW[0] = None
         _POOL_LOCK.release()
     if error is not None:
         raise error

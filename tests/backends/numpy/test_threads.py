@@ -234,6 +234,36 @@ def test_a_caller_finding_the_pool_busy_runs_its_blocks_in_place(three_blocks):
     assert names == [threading.current_thread().name] * 3
 
 
+def test_another_callers_blocks_do_not_change_how_this_thread_splits_rows(monkeypatch):
+    """While one thread's blocks run (BLAS limited to one thread, process-wide), another
+    thread still splits its rows as on an idle pool; inside the blocks the count is 1."""
+    if not batch_threads.available() or batch_threads.thread_count() < 2:
+        pytest.skip("blocks do not run on several threads with this BLAS here")
+    monkeypatch.setattr(batch_threads, "MIN_BLOCK_ELEMENTS", 1)
+    idle_count, idle_blocks = batch_threads.thread_count(), batch_threads.blocks(6, 10 ** 6)
+    inside, release = threading.Event(), threading.Event()
+    counts_inside = []
+
+    def holder(rows):
+        counts_inside.append(batch_threads.thread_count())
+        if rows.start == 0:
+            inside.set()
+            release.wait(timeout=30)
+        return rows.start
+
+    other = threading.Thread(target=batch_threads.run, args=(holder, idle_blocks))
+    other.start()
+    assert inside.wait(timeout=30)
+    try:
+        busy_count, busy_blocks = batch_threads.thread_count(), batch_threads.blocks(6, 10 ** 6)
+    finally:
+        release.set()
+        other.join(timeout=30)
+    assert (busy_count, busy_blocks) == (idle_count, idle_blocks)
+    assert counts_inside == [1] * len(idle_blocks)
+    assert batch_threads.thread_count() == idle_count
+
+
 def test_a_block_thread_keeps_no_reference_to_its_task(three_blocks):
     import gc
     import weakref
