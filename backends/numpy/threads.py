@@ -80,8 +80,7 @@ def thread_count():
     blocks -- does not depend on what other threads are running at the time (a ``fit``
     while other threads ``predict`` stays bit-identical to a serial one)."""
     window = _WINDOW[0]
-    if window is not None and window[0] != threading.get_ident() \
-            and not threading.current_thread().name.startswith(_PREFIX):
+    if window is not None and window[0] != threading.get_ident() and not _on_block_thread():
         return window[1]
     counts = _blas_thread_counts()
     return max([get() for get, _ in counts] or [1])
@@ -182,8 +181,12 @@ def run_concurrently(work, count):
 
 def _take_pool():
     """Whether this caller now holds the worker threads (False: nested or busy)."""
-    return not threading.current_thread().name.startswith(_PREFIX) \
-        and _POOL_LOCK.acquire(blocking=False)
+    return not _on_block_thread() and _POOL_LOCK.acquire(blocking=False)
+
+
+def _on_block_thread():
+    """Whether this thread is one of the pool's block threads."""
+    return threading.current_thread().name.startswith(_PREFIX)
 
 
 def _run_on_pool(work, items):
